@@ -1,0 +1,61 @@
+"""``acceptance-separation``: a failed acceptance result and a later readback stay apart.
+
+The acceptance record must still say what it said (e.g. ``failed``); the readback must name
+that record, come later in time, declare that its conditions were not preregistered, and
+carry its own result. Nothing here lets a passing readback stand in for the acceptance result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.assertions.interface import (
+    AssertionKind,
+    Context,
+    EvalError,
+    Outcome,
+    param,
+    show,
+)
+from verifier.assertions.order import parse_time
+
+
+class AcceptanceSeparation(AssertionKind):
+    name = "acceptance-separation"
+
+    def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
+        acc = param(spec, "acceptance")
+        rb = param(spec, "readback")
+        expected = param(spec, "expectAcceptance")
+        if not isinstance(acc, dict) or not isinstance(rb, dict):
+            raise EvalError("'acceptance' and 'readback' must be objects")
+        acc_file, rb_file = param(acc, "file"), param(rb, "file")
+
+        def get(file: str, part: dict[str, Any], key: str) -> Any:
+            return ctx.value({"file": file, "pointer": param(part, key)})
+
+        acc_result = get(acc_file, acc, "result")
+        acc_time = parse_time(get(acc_file, acc, "time"))
+        refers = get(rb_file, rb, "refersTo")
+        rb_time = parse_time(get(rb_file, rb, "time"))
+        prereg = get(rb_file, rb, "preregistered")
+        rb_result = get(rb_file, rb, "result")
+        problems = []
+        if acc_result != expected:
+            problems.append(f"the acceptance result is {show(acc_result)}, but the record of "
+                            f"the original run says {show(expected)}: it must not be rewritten")
+        if refers != acc_file:
+            problems.append(f"the readback refers to {show(refers)}, not {acc_file}")
+        if not rb_time > acc_time:
+            problems.append("the readback is not later than the acceptance result")
+        if prereg is not False:
+            problems.append(f"the readback's 'preregistered' is {show(prereg)}; its conditions "
+                            "were applied after the failure and must be declared so (false)")
+        if not isinstance(rb_result, str):
+            problems.append("the readback carries no result of its own")
+        if problems:
+            return Outcome.failed("; ".join(problems))
+        return Outcome.passed(
+            f"original acceptance {show(acc_result)} kept; later readback {show(rb_result)} "
+            "(not preregistered) reported separately"
+        )

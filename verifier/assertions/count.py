@@ -1,0 +1,60 @@
+"""``count``: how many elements (or distinct values) an array or a set of files holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.assertions.interface import (
+    AssertionKind,
+    Context,
+    EvalError,
+    Outcome,
+    resolve_pointer,
+)
+
+
+def _freeze(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class Count(AssertionKind):
+    name = "count"
+
+    def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
+        bounds = {k: spec[k] for k in ("equals", "min", "max") if k in spec}
+        if not bounds or not all(isinstance(v, int) and not isinstance(v, bool)
+                                 for v in bounds.values()):
+            raise EvalError("a count needs an integer 'equals', 'min' or 'max'")
+        distinct = spec.get("distinct")
+        if "select" in spec:
+            items = ctx.value(spec["select"])
+            if not isinstance(items, list):
+                raise EvalError("the selected value is not an array")
+            what = "elements"
+            if distinct is not None:
+                values = [resolve_pointer(item, distinct) for item in items]
+        elif "files" in spec:
+            paths = ctx.files(spec["files"])
+            items = paths
+            what = f"files matching {spec['files']}"
+            if distinct is not None:
+                values = [ctx.value({"file": p, "pointer": distinct}) for p in paths]
+        else:
+            raise EvalError("a count needs 'select' or 'files'")
+        if distinct is not None:
+            n = len({_freeze(v) for v in values})
+            what = f"distinct values of {distinct or '(the element)'} among {len(items)} {what}"
+        else:
+            n = len(items)
+        problems = []
+        if "equals" in bounds and n != bounds["equals"]:
+            problems.append(f"expected {bounds['equals']}")
+        if "min" in bounds and n < bounds["min"]:
+            problems.append(f"expected at least {bounds['min']}")
+        if "max" in bounds and n > bounds["max"]:
+            problems.append(f"expected at most {bounds['max']}")
+        if problems:
+            return Outcome.failed(f"{n} {what}; " + ", ".join(problems))
+        return Outcome.passed(f"{n} {what}")

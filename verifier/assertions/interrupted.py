@@ -1,0 +1,67 @@
+"""``interrupted-tool-result``: a recovered run whose tool call ended in the explicit marker.
+
+The transcript must pair every call with exactly one result (walked in order over the whole
+history); the chosen call's one result must be the interruption marker. Optionally the run's
+terminal status (e.g. ``done``) and its tool-execution count are checked beside it: a terminal
+status describes the end of the harness operation, not the external effect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.assertions.interface import (
+    AssertionKind,
+    Context,
+    EvalError,
+    Outcome,
+    json_equal,
+    param,
+    show,
+)
+from verifier.transcripts import pi
+from verifier.transcripts.model import pair
+
+
+class InterruptedToolResult(AssertionKind):
+    name = "interrupted-tool-result"
+
+    def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
+        marker = param(spec, "marker")
+        path = param(spec, "transcript")
+        try:
+            entries = pi.load(ctx.document(path))
+        except pi.ShapeError as exc:
+            raise EvalError(f"{path} is not a transcript: {exc}") from exc
+        pairing = pair(entries)
+        problems = [f"{p.code} at message {p.index}: {p.message}" for p in pairing.problems]
+        call_id = spec.get("callId")
+        if call_id is None:
+            if len(pairing.calls) != 1:
+                raise EvalError(f"{path} holds {len(pairing.calls)} tool calls; name one in "
+                                "'callId'")
+            call_id = next(iter(pairing.calls))
+        if call_id not in pairing.calls:
+            raise EvalError(f"{path} has no tool call {call_id!r}")
+        results = pairing.results.get(call_id, [])
+        if len(results) != 1:
+            problems.append(f"call {call_id} has {len(results)} results, expected exactly one")
+        elif results[0].content != marker:
+            problems.append(f"call {call_id}'s result is {show(results[0].content)}, not the "
+                            f"interruption marker {show(marker)}")
+        details = [f"call {call_id} ended in {show(marker)}"]
+        for key, label in (("terminalStatus", "terminal status"),
+                           ("toolExecutions", "tool executions")):
+            if key in spec:
+                expectation = spec[key]
+                if not isinstance(expectation, dict):
+                    raise EvalError(f"'{key}' must be {{select, value}}")
+                actual = ctx.value(param(expectation, "select"))
+                expected = param(expectation, "value")
+                if json_equal(actual, expected):
+                    details.append(f"{label} {show(actual)}")
+                else:
+                    problems.append(f"{label} is {show(actual)}, expected {show(expected)}")
+        if problems:
+            return Outcome.failed("; ".join(problems))
+        return Outcome.passed("; ".join(details))

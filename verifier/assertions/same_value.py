@@ -1,0 +1,37 @@
+"""``same-value``: one value is the same across records (e.g. a PaymentIntent id)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.assertions.interface import (
+    AssertionKind,
+    Context,
+    EvalError,
+    Outcome,
+    json_equal,
+    param,
+    show,
+)
+
+
+class SameValue(AssertionKind):
+    name = "same-value"
+
+    def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
+        selects = param(spec, "selects")
+        if not isinstance(selects, list) or len(selects) < 2:
+            raise EvalError("'selects' must list at least two selectors")
+        values = [ctx.value(s) for s in selects]
+        first = values[0]
+        differing = [
+            f"{s['file']}#{s['pointer']} is {show(v)}"
+            for s, v in zip(selects, values, strict=True)
+            if not json_equal(v, first)
+        ]
+        if not differing:
+            return Outcome.passed(f"all {len(values)} values are {show(first)}")
+        return Outcome.failed(
+            f"{selects[0]['file']}#{selects[0]['pointer']} is {show(first)}, but "
+            + "; ".join(differing)
+        )

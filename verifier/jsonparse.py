@@ -1,0 +1,112 @@
+"""Strict JSON from bytes: what a record must be before any schema looks at it.
+
+Refused, each with its own reason: a byte order mark, invalid UTF-8, duplicate object keys
+(reported with the JSON pointer of the object), ``NaN``/``Infinity``, trailing data, and
+nesting deeper than :data:`MAX_DEPTH`. Integers of any size parse (Python ints); an integer
+too long for Python's int/str conversion limit is refused, not a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+MAX_DEPTH = 256
+
+
+@dataclass(frozen=True, slots=True)
+class JsonProblem:
+    code: str  # record.invalid-json | record.duplicate-key
+    message: str
+    pointer: str | None = None
+    line: int | None = None
+
+
+class _Dup(dict[str, Any]):
+    """A dict that remembers the keys its JSON object repeated."""
+
+    __slots__ = ("dups",)
+
+    def __init__(self, pairs: list[tuple[str, Any]], dups: list[str]) -> None:
+        super().__init__(pairs)
+        self.dups = dups
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    dups: list[str] = []
+    for key, _ in pairs:
+        if key in seen:
+            dups.append(key)
+        seen.add(key)
+    if dups:
+        return _Dup(pairs, dups)
+    return dict(pairs)
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def escape_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _depth_and_dups(value: Any) -> tuple[int, list[tuple[str, str]]]:
+    """Maximum nesting depth and (pointer, key) of every repeated key, iteratively."""
+    deepest = 0
+    dups: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        node, pointer, depth = stack.pop()
+        if isinstance(node, dict):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                continue
+            if isinstance(node, _Dup):
+                dups.extend((pointer, key) for key in node.dups)
+            for key, child in node.items():
+                if isinstance(child, dict | list):
+                    stack.append((child, f"{pointer}/{escape_token(key)}", depth + 1))
+        elif isinstance(node, list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                continue
+            for i, child in enumerate(node):
+                if isinstance(child, dict | list):
+                    stack.append((child, f"{pointer}/{i}", depth + 1))
+    return deepest, dups
+
+
+def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
+    """Parse ``data``; returns the value (``None`` if unusable) and the problems found."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return None, [JsonProblem("record.invalid-json", "The file starts with a UTF-8 byte "
+                                  "order mark; JSON texts must not (RFC 8259 §8.1).")]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, [JsonProblem("record.invalid-json",
+                                  f"Invalid UTF-8 at byte {exc.start}.", line=line)]
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    except json.JSONDecodeError as exc:
+        return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc.msg} at line "
+                                  f"{exc.lineno} column {exc.colno}.", line=exc.lineno)]
+    except RecursionError:
+        return None, [JsonProblem("record.invalid-json",
+                                  f"Nesting is deeper than the verifier's limit of {MAX_DEPTH}.")]
+    except ValueError as exc:
+        return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc}.")]
+    depth, dups = _depth_and_dups(value)
+    if depth > MAX_DEPTH:
+        return None, [JsonProblem("record.invalid-json", f"Nesting depth exceeds the verifier's "
+                                  f"limit of {MAX_DEPTH}.")]
+    problems = [
+        JsonProblem("record.duplicate-key", f"The object repeats the key {json.dumps(key)}; "
+                    "which value counts is undefined.", pointer=pointer or "")
+        for pointer, key in sorted(dups)
+    ]
+    return value, problems

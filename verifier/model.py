@@ -1,0 +1,222 @@
+"""The report's data types. The core returns these; every output format is a view of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Stage(StrEnum):
+    """The pipeline's stages, in the order they run."""
+
+    INTEGRITY = "integrity"
+    VALIDITY = "validity"
+    CONSISTENCY = "consistency"
+
+
+# Every finding code, its stage and what it means. Codes are stable: they are part of the
+# command's interface (documented in the README, tested in tests/test_codes.py).
+CODES: dict[str, tuple[Stage, str]] = {
+    "manifest.missing": (Stage.INTEGRITY, "a listed file does not exist"),
+    "manifest.mismatch": (Stage.INTEGRITY, "a listed file's SHA-256 differs from the manifest"),
+    "manifest.unlisted": (Stage.INTEGRITY, "a regular file in the manifest's scope is not listed"),
+    "manifest.malformed": (Stage.INTEGRITY, "a manifest line is not a valid checksum line"),
+    "manifest.duplicate": (Stage.INTEGRITY, "a file is listed more than once"),
+    "manifest.unsafe-path": (
+        Stage.INTEGRITY,
+        "a listed name is absolute, has '..' or empty segments, a NUL, or goes through a link",
+    ),
+    "manifest.self-listed": (Stage.INTEGRITY, "the manifest lists itself"),
+    "manifest.unreadable": (Stage.INTEGRITY, "a listed file exists but could not be read"),
+    "manifest.not-regular": (Stage.INTEGRITY, "a listed name is a directory or special file"),
+    "manifest.empty": (Stage.INTEGRITY, "the manifest has no checksum lines"),
+    "record.invalid-json": (
+        Stage.VALIDITY,
+        "a record is not strict JSON (UTF-8 without BOM, no NaN, no trailing data)",
+    ),
+    "record.duplicate-key": (Stage.VALIDITY, "a JSON object in a record repeats a key"),
+    "record.no-schema": (Stage.VALIDITY, "a record does not name its schema in '$schema'"),
+    "schema.invalid": (Stage.VALIDITY, "a record does not conform to its schema"),
+    "schema.unresolved": (
+        Stage.VALIDITY,
+        "a schema or $ref is not available in schemas/ (no network is ever used)",
+    ),
+    "schema.bad-schema": (Stage.VALIDITY, "a file in schemas/ is not a valid Draft 2020-12 schema"),
+    "assertion.failed": (Stage.CONSISTENCY, "an assertion's condition does not hold"),
+    "assertion.error": (
+        Stage.CONSISTENCY,
+        "an assertion could not be evaluated (a pointer resolves to nothing, a file is missing)",
+    ),
+    "assertion.spec-invalid": (Stage.CONSISTENCY, "the assertion spec cannot be used"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem found by a stage."""
+
+    code: str
+    path: str
+    message: str
+    pointer: str | None = None
+    line: int | None = None
+    hint: str | None = None
+
+    @property
+    def stage(self) -> Stage:
+        return CODES[self.code][0]
+
+    def sort_key(self) -> tuple[str, str, int, str, str]:
+        return (self.path, self.code, self.line or 0, self.pointer or "", self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "path": self.path, "message": self.message}
+        if self.pointer is not None:
+            out["pointer"] = self.pointer
+        if self.line is not None:
+            out["line"] = self.line
+        if self.hint is not None:
+            out["hint"] = self.hint
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A value an assertion read: which file, which pointer."""
+
+    path: str
+    pointer: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "pointer": self.pointer}
+
+
+class AssertionStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionResult:
+    """The outcome of one assertion of the spec."""
+
+    id: str
+    kind: str
+    description: str
+    status: AssertionStatus
+    message: str
+    reads: tuple[Read, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "description": self.description,
+            "status": self.status.value,
+            "message": self.message,
+            "reads": [r.to_dict() for r in self.reads],
+        }
+
+
+class StageStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOTHING_TO_CHECK = "nothing-to-check"
+
+
+@dataclass(slots=True)
+class StageResult:
+    """What one stage checked and found."""
+
+    stage: Stage
+    counts: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    note: str | None = None
+
+    @property
+    def status(self) -> StageStatus:
+        if self.findings:
+            return StageStatus.FAILED
+        if self.note is not None and not any(self.counts.values()):
+            return StageStatus.NOTHING_TO_CHECK
+        return StageStatus.PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "stage": self.stage.value,
+            "status": self.status.value,
+            "counts": dict(sorted(self.counts.items())),
+            "findings": [f.to_dict() for f in sorted(self.findings, key=Finding.sort_key)],
+        }
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A file the run looked at: its digest as computed, and whether the manifest lists it."""
+
+    path: str
+    sha256: str | None
+    size: int | None
+    listed: bool
+    status: str  # ok | mismatch | missing | unlisted | unreadable | unsafe | self
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "size": self.size,
+            "listed": self.listed,
+            "status": self.status,
+        }
+
+
+@dataclass(slots=True)
+class Report:
+    """The result of one verification run. Every output format renders this."""
+
+    tool_version: str
+    manifest: str
+    scope: list[str]
+    integrity: StageResult
+    validity: StageResult
+    consistency: StageResult
+    files: list[FileEntry] = field(default_factory=list)
+    assertions: list[AssertionResult] = field(default_factory=list)
+
+    @property
+    def stages(self) -> tuple[StageResult, StageResult, StageResult]:
+        return (self.integrity, self.validity, self.consistency)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for s in self.stages for f in sorted(s.findings, key=Finding.sort_key)]
+
+    @property
+    def ok(self) -> bool:
+        return not any(s.findings for s in self.stages)
+
+    @property
+    def manifested_files(self) -> int:
+        return sum(1 for f in self.files if f.listed)
+
+    @property
+    def summary_line(self) -> str:
+        return f"{len(self.assertions)} assertions over {self.manifested_files} manifested files"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reportVersion": 1,
+            "tool": {"name": "verify-evidence", "version": self.tool_version},
+            "manifest": self.manifest,
+            "scope": list(self.scope),
+            "ok": self.ok,
+            "summary": self.summary_line,
+            "stages": [s.to_dict() for s in self.stages],
+            "assertions": [a.to_dict() for a in self.assertions],
+            "files": [f.to_dict() for f in sorted(self.files, key=lambda f: f.path)],
+        }

@@ -1,0 +1,83 @@
+"""A folder on the local file system."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from verifier.sources.interface import Kind, Source, SourceError
+
+
+class DirectorySource(Source):
+    """Files under a root folder. Never follows a symbolic link, never writes."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = os.path.abspath(os.fspath(root))
+        if not os.path.isdir(self.root):
+            raise SourceError(f"{os.fspath(root)} is not a directory")
+        self.description = os.fspath(root)
+
+    def _full(self, name: str) -> str:
+        return os.path.join(self.root, *name.split("/")) if name else self.root
+
+    def kind(self, name: str) -> Kind:
+        path = self.root
+        parts = name.split("/")
+        for i, part in enumerate(parts):
+            path = os.path.join(path, part)
+            try:
+                st = os.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                return Kind.MISSING
+            except OSError:
+                return Kind.OTHER
+            if stat.S_ISLNK(st.st_mode):
+                return Kind.LINK
+            last = i == len(parts) - 1
+            if not last and not stat.S_ISDIR(st.st_mode):
+                return Kind.MISSING
+            if last:
+                if stat.S_ISREG(st.st_mode):
+                    return Kind.FILE
+                if stat.S_ISDIR(st.st_mode):
+                    return Kind.DIRECTORY
+                return Kind.OTHER
+        return Kind.MISSING
+
+    def walk(self, folder: str) -> Iterator[tuple[str, Kind]]:
+        if self.kind(folder) != Kind.DIRECTORY and folder:
+            return
+        stack = [folder]
+        while stack:
+            current = stack.pop()
+            try:
+                with os.scandir(self._full(current)) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                rel = f"{current}/{entry.name}" if current else entry.name
+                if entry.is_symlink():
+                    yield rel, Kind.LINK
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(rel)
+                elif entry.is_file(follow_symlinks=False):
+                    yield rel, Kind.FILE
+                else:
+                    yield rel, Kind.OTHER
+
+    def open(self, name: str) -> BinaryIO:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(self._full(name), flags)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{name} is not a regular file")
+            return os.fdopen(fd, "rb", buffering=0)
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+__all__ = ["DirectorySource", "SourceError"]

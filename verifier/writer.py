@@ -1,0 +1,61 @@
+"""``verify-evidence manifest``: compute (and optionally write) a manifest deterministically."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from verifier.integrity import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
+from verifier.manifest import format_manifest, normalize_name, parse_manifest
+from verifier.pipeline import DEFAULT_MANIFEST, UsageError, _relative_inside
+from verifier.sources import Kind, SourceError, open_source
+
+DEFAULT_WRITE_SCOPE = ("evidence", "schemas")
+
+
+def write_manifest(
+    root: str | os.PathLike[str], manifest: str | None, scope: tuple[str, ...] | None,
+    write: bool,
+) -> tuple[str, bytes]:
+    root = os.fspath(root)
+    try:
+        source = open_source(root)
+    except SourceError as exc:
+        raise UsageError(str(exc)) from None
+    target = manifest or os.path.join(root, DEFAULT_MANIFEST)
+    rel = _relative_inside(target, root)
+    if scope is None:
+        existing: list[str] = []
+        if os.path.isfile(target):
+            with open(target, "rb") as handle:
+                parsed = parse_manifest(handle.read())
+            existing = [n for e in parsed.entries if (n := normalize_name(e.name))]
+        folders = default_scope(existing) if existing else [
+            d for d in DEFAULT_WRITE_SCOPE if source.kind(d) is Kind.DIRECTORY]
+    else:
+        folders = [s.strip("/") or ROOT_FILES for s in scope]
+    if not folders:
+        raise UsageError(f"nothing to list: no --scope given and no {', '.join(DEFAULT_WRITE_SCOPE)}"
+                         f" folder in {root}")
+    entries: list[tuple[str, str]] = []
+    for folder in sorted(set(folders)):
+        for name, kind in source.walk("" if folder == ROOT_FILES else folder):
+            if folder == ROOT_FILES and "/" in name:
+                continue
+            if name == rel or name.split("/", 1)[0] in ALWAYS_EXCLUDED:
+                continue
+            if kind is not Kind.FILE:
+                raise UsageError(f"refusing to list {name}: it is a "
+                                 f"{'symbolic link' if kind is Kind.LINK else 'special file'}")
+            digest = hashlib.sha256()
+            with source.open(name) as stream:
+                for chunk in iter(lambda: stream.read(1 << 17), b""):
+                    digest.update(chunk)
+            entries.append((name, digest.hexdigest()))
+    text = format_manifest(entries)
+    if write:
+        tmp = target + ".tmp"
+        with open(tmp, "wb") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    return target, text
