@@ -112,7 +112,9 @@ class Context:
 
     def files(self, pattern: str) -> list[str]:
         regex = glob_to_regex(pattern)
-        return sorted(p for p in self._manifested if regex.match(p))
+        matched = sorted(p for p in self._manifested if regex.match(p))
+        self.reads.extend(Read(p, "") for p in matched)
+        return matched
 
 
 class AssertionKind(abc.ABC):

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from verifier.jsonparse import MAX_DEPTH, loads_strict
+
+
+def codes(data: bytes) -> list[str]:
+    return [p.code for p in loads_strict(data)[1]]
+
+
+def test_plain_object_parses_without_problems() -> None:
+    value, problems = loads_strict(b'{"a": [1, 2.5, "x", null, true]}')
+    assert value == {"a": [1, 2.5, "x", None, True]}
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (b'\xef\xbb\xbf{"a": 1}', "byte order mark"),
+        (b'{"a": "\xff"}', "Invalid UTF-8"),
+        (b'{"a": NaN}', "NaN"),
+        (b'{"a": Infinity}', "Infinity"),
+        (b'{"a": -Infinity}', "Infinity"),
+        (b'{"a": 1} {"b": 2}', "Extra data"),
+        (b'{"a": 1,}', "Not JSON"),
+        (b"", "Not JSON"),
+        (b"1" * 5000, "Not JSON"),
+    ],
+)
+def test_non_strict_json_is_refused(data: bytes, fragment: str) -> None:
+    value, problems = loads_strict(data)
+    assert value is None
+    assert [p.code for p in problems] == ["record.invalid-json"]
+    assert fragment in problems[0].message
+
+
+def test_duplicate_keys_are_reported_with_the_objects_pointer() -> None:
+    value, problems = loads_strict(b'{"a": {"b/c": {"k": 1, "k": 2}}, "z": 1, "z": 2}')
+    assert value is not None
+    assert [(p.code, p.pointer) for p in problems] == [
+        ("record.duplicate-key", ""),
+        ("record.duplicate-key", "/a/b~1c"),
+    ]
+    assert '"z"' in problems[0].message
+
+
+def test_duplicate_keys_inside_arrays() -> None:
+    _, problems = loads_strict(b'[{"a": 1}, {"a": 1, "a": 1}]')
+    assert [p.pointer for p in problems] == ["/1"]
+
+
+def test_integers_beyond_64_bits_parse() -> None:
+    value, problems = loads_strict(b'{"n": 123456789012345678901234567890}')
+    assert problems == []
+    assert value == {"n": 123456789012345678901234567890}
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 5000, 100_000])
+def test_deep_nesting_is_a_finding_not_a_crash(depth: int) -> None:
+    data = b"[" * depth + b"]" * depth
+    assert codes(data) == ["record.invalid-json"]
+
+
+def test_nesting_at_the_limit_is_accepted() -> None:
+    data = b"[" * MAX_DEPTH + b"]" * MAX_DEPTH
+    assert codes(data) == []
+
+
+def test_syntax_error_reports_its_line() -> None:
+    _, problems = loads_strict(b'{\n"a": 1,\n"b": }')
+    assert problems[0].line == 3
