@@ -12,18 +12,36 @@ from verifier.model import Read
 from verifier.transcripts.model import INTERRUPTED_MARKER
 
 RECORDS: dict[str, Any] = {
-    "a.json": {"pi": "pi_1", "n": 1, "flag": True, "t0": "2026-10-22T19:27:27Z",
-               "counters": {"x": 1, "y": 0}, "list": [{"id": "e"}, {"id": "e"}, {"id": "f"}]},
-    "b.json": {"pi": "pi_1", "n": 1.0, "t1": "2026-10-22T19:27:54Z",
-               "counters": {"x": 1, "y": 0}, "status": "done", "exec": 1},
-    "t.json": {"messages": [
-        {"role": "user", "content": "pay"},
-        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "pay"}]},
-        {"role": "toolResult", "toolCallId": "c1", "content": INTERRUPTED_MARKER},
-    ]},
+    "a.json": {
+        "pi": "pi_1",
+        "n": 1,
+        "flag": True,
+        "t0": "2026-10-22T19:27:27Z",
+        "counters": {"x": 1, "y": 0},
+        "list": [{"id": "e"}, {"id": "e"}, {"id": "f"}],
+    },
+    "b.json": {
+        "pi": "pi_1",
+        "n": 1.0,
+        "t1": "2026-10-22T19:27:54Z",
+        "counters": {"x": 1, "y": 0},
+        "status": "done",
+        "exec": 1,
+    },
+    "t.json": {
+        "messages": [
+            {"role": "user", "content": "pay"},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "pay"}]},
+            {"role": "toolResult", "toolCallId": "c1", "content": INTERRUPTED_MARKER},
+        ]
+    },
     "acc.json": {"result": "failed", "at": "2026-10-22T19:35:00Z"},
-    "rb.json": {"refersTo": "acc.json", "at": "2026-10-22T19:40:00Z", "pre": False,
-                "result": "passed"},
+    "rb.json": {
+        "refersTo": "acc.json",
+        "at": "2026-10-22T19:40:00Z",
+        "pre": False,
+        "result": "passed",
+    },
 }
 
 
@@ -43,13 +61,21 @@ def run(spec: dict[str, Any], records: dict[str, Any] | None = None) -> tuple[st
 
 
 ACCEPTANCE = {
-    "kind": "acceptance-separation", "expectAcceptance": "failed",
+    "kind": "acceptance-separation",
+    "expectAcceptance": "failed",
     "acceptance": {"file": "acc.json", "result": "/result", "time": "/at"},
-    "readback": {"file": "rb.json", "refersTo": "/refersTo", "time": "/at",
-                 "preregistered": "/pre", "result": "/result"},
+    "readback": {
+        "file": "rb.json",
+        "refersTo": "/refersTo",
+        "time": "/at",
+        "preregistered": "/pre",
+        "result": "/result",
+    },
 }
 INTERRUPTED = {
-    "kind": "interrupted-tool-result", "transcript": "t.json", "marker": INTERRUPTED_MARKER,
+    "kind": "interrupted-tool-result",
+    "transcript": "t.json",
+    "marker": INTERRUPTED_MARKER,
     "terminalStatus": {"select": sel("b.json", "/status"), "value": "done"},
     "toolExecutions": {"select": sel("b.json", "/exec"), "value": 1},
 }
@@ -62,7 +88,11 @@ PASSING = [
     {"kind": "count", "select": sel("a.json", "/list"), "equals": 3},
     {"kind": "count", "select": sel("a.json", "/list"), "distinct": "/id", "equals": 2},
     {"kind": "count", "files": "*.json", "min": 5, "max": 5},
-    {"kind": "unchanged", "before": sel("a.json", "/counters"), "after": sel("b.json", "/counters")},
+    {
+        "kind": "unchanged",
+        "before": sel("a.json", "/counters"),
+        "after": sel("b.json", "/counters"),
+    },
     {"kind": "order", "selects": [sel("a.json", "/t0"), sel("b.json", "/t1")]},
     INTERRUPTED,
     ACCEPTANCE,
@@ -82,7 +112,8 @@ FAILING = [
     {"kind": "count", "select": sel("a.json", "/list"), "equals": 2},
     {"kind": "count", "select": sel("a.json", "/list"), "distinct": "/id", "max": 1},
     {"kind": "unchanged", "before": sel("a.json", "/counters"), "after": sel("b.json", "/counters")}
-    | {"after": sel("a.json", "/list/0")} | {"keys": ["id"], "before": sel("a.json", "/list/2")},
+    | {"after": sel("a.json", "/list/0")}
+    | {"keys": ["id"], "before": sel("a.json", "/list/2")},
     {"kind": "order", "selects": [sel("b.json", "/t1"), sel("a.json", "/t0")]},
     {"kind": "order", "selects": [sel("a.json", "/t0"), sel("a.json", "/t0")]},
     INTERRUPTED | {"marker": "something else"},
@@ -146,8 +177,16 @@ def test_reads_are_recorded() -> None:
 
 
 def test_every_kind_is_registered_under_its_name() -> None:
-    assert set(KINDS) == {"equals", "in-set", "same-value", "count", "unchanged", "order",
-                          "interrupted-tool-result", "acceptance-separation"}
+    assert set(KINDS) == {
+        "equals",
+        "in-set",
+        "same-value",
+        "count",
+        "unchanged",
+        "order",
+        "interrupted-tool-result",
+        "acceptance-separation",
+    }
     assert all(name == kind.name for name, kind in KINDS.items())
 
 

@@ -86,7 +86,8 @@ def test_symlinks_are_refused_and_never_followed(tmp_path: Path) -> None:
     (root / "linkdir").symlink_to(tmp_path)
     (root / "manifest.sha256").write_text(
         f"{ALPHA}  data/a.txt\n{sha(b'secret')}  data/link.txt\n"
-        f"{sha(b'secret')}  linkdir/secret.txt\n")
+        f"{sha(b'secret')}  linkdir/secret.txt\n"
+    )
     assert sorted(found(verify(root))) == [
         ("manifest.unsafe-path", "data/link.txt", 2),
         ("manifest.unsafe-path", "linkdir/secret.txt", 3),

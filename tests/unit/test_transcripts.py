@@ -7,9 +7,12 @@ from verifier.transcripts.model import INTERRUPTED_MARKER, pair
 
 
 def call(*ids: str) -> dict[str, Any]:
-    return {"role": "assistant",
-            "content": [{"type": "toolCall", "id": i, "name": f"tool_{i}", "arguments": {}}
-                        for i in ids]}
+    return {
+        "role": "assistant",
+        "content": [
+            {"type": "toolCall", "id": i, "name": f"tool_{i}", "arguments": {}} for i in ids
+        ],
+    }
 
 
 def result(call_id: str, content: str = "ok") -> dict[str, Any]:

@@ -16,17 +16,25 @@ def schema(name: str, **body: Any) -> str:
     return json.dumps({"$schema": DRAFT, "$id": ID + name, **body})
 
 
-THING = schema("thing.schema.json", type="object", required=["$schema", "at", "n"],
-               properties={"$schema": {"const": ID + "thing.schema.json"},
-                           "at": {"$ref": "common.schema.json#/$defs/time"},
-                           "n": {"type": "integer", "maximum": 10}})
-COMMON = schema("common.schema.json", **{"$defs": {"time": {"type": "string",
-                                                           "format": "date-time"}}})
+THING = schema(
+    "thing.schema.json",
+    type="object",
+    required=["$schema", "at", "n"],
+    properties={
+        "$schema": {"const": ID + "thing.schema.json"},
+        "at": {"$ref": "common.schema.json#/$defs/time"},
+        "n": {"type": "integer", "maximum": 10},
+    },
+)
+COMMON = schema(
+    "common.schema.json", **{"$defs": {"time": {"type": "string", "format": "date-time"}}}
+)
 
 
 def record(**extra: Any) -> str:
-    return json.dumps({"$schema": ID + "thing.schema.json", "at": "2026-10-22T19:27:27Z", "n": 1}
-                      | extra)
+    return json.dumps(
+        {"$schema": ID + "thing.schema.json", "at": "2026-10-22T19:27:27Z", "n": 1} | extra
+    )
 
 
 def run(tmp_path: Path, files: dict[str, str | bytes]) -> Report:
@@ -61,8 +69,11 @@ def test_date_time_format_is_enforced(tmp_path: Path) -> None:
 
 
 def test_remote_ref_is_a_finding_and_no_network_call(tmp_path: Path) -> None:
-    remote = schema("thing.schema.json", type="object",
-                    properties={"x": {"$ref": "https://example.com/remote.schema.json"}})
+    remote = schema(
+        "thing.schema.json",
+        type="object",
+        properties={"x": {"$ref": "https://example.com/remote.schema.json"}},
+    )
     report = run(tmp_path, {"schemas/thing.schema.json": remote, "evidence/r.json": record(x=1)})
     codes = [c for c, _, _ in found(report)]
     assert "schema.unresolved" in codes
@@ -81,21 +92,34 @@ def test_record_without_schema(tmp_path: Path) -> None:
 
 
 def test_bad_schema(tmp_path: Path) -> None:
-    report = run(tmp_path, BASE | {"schemas/bad.schema.json": schema("bad.json", type=12),
-                                   "schemas/old.schema.json": json.dumps({"$schema": "x"}),
-                                   "schemas/noid.schema.json": json.dumps({"$schema": DRAFT})})
+    report = run(
+        tmp_path,
+        BASE
+        | {
+            "schemas/bad.schema.json": schema("bad.json", type=12),
+            "schemas/old.schema.json": json.dumps({"$schema": "x"}),
+            "schemas/noid.schema.json": json.dumps({"$schema": DRAFT}),
+        },
+    )
     assert sorted(p for c, p, _ in found(report) if c == "schema.bad-schema") == [
-        "schemas/bad.schema.json", "schemas/noid.schema.json", "schemas/old.schema.json"]
+        "schemas/bad.schema.json",
+        "schemas/noid.schema.json",
+        "schemas/old.schema.json",
+    ]
 
 
 def test_strict_parsing_findings(tmp_path: Path) -> None:
-    report = run(tmp_path, BASE | {
-        "evidence/bom.json": b"\xef\xbb\xbf" + record().encode(),
-        "evidence/dup.json": '{"$schema": "%sthing.schema.json", "n": 1, "n": 2, "at": "%s"}'
-        % (ID, "2026-10-22T19:27:27Z"),
-        "evidence/nan.json": '{"n": NaN}',
-        "evidence/big.json": record(n=2**70),
-    })
+    report = run(
+        tmp_path,
+        BASE
+        | {
+            "evidence/bom.json": b"\xef\xbb\xbf" + record().encode(),
+            "evidence/dup.json": f'{{"$schema": "{ID}thing.schema.json", "n": 1, "n": 2, '
+            '"at": "2026-10-22T19:27:27Z"}',
+            "evidence/nan.json": '{"n": NaN}',
+            "evidence/big.json": record(n=2**70),
+        },
+    )
     assert found(report) == [
         ("schema.invalid", "evidence/big.json", "/n"),
         ("record.invalid-json", "evidence/bom.json", None),

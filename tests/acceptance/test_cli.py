@@ -1,0 +1,217 @@
+"""The real command, run as a user or CI would run it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from tests.conftest import REPO, write_archive
+
+
+def cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )
+
+
+def test_check_on_the_bundled_archive_passes_and_prints_the_stage_summaries() -> None:
+    proc = cli("check", cwd=REPO)
+    assert proc.returncode == 0, proc.stdout
+    out = proc.stdout
+    for stage in ("integrity", "validity", "consistency"):
+        assert f"  {stage} " in out
+    manifested = len((REPO / "manifest.sha256").read_text(encoding="utf-8").splitlines())
+    spec = json.loads((REPO / "evidence/assertions.json").read_text(encoding="utf-8"))
+    assert f"{len(spec['assertions'])} assertions over {manifested} manifested files" in out
+    assert "No findings." in out
+
+
+def test_json_report_validates_against_its_schema_and_is_deterministic(tmp_path: Path) -> None:
+    first = cli("check", str(REPO), "--format", "json")
+    second = cli("check", "--format", "json", cwd=REPO)
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout
+    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    report = json.loads(first.stdout)
+    Draft202012Validator(schema).validate(report)
+    assert report["ok"] is True
+    assert len(report["files"]) == report["stages"][0]["counts"]["listed"]
+
+
+def test_the_report_schema_lists_every_finding_code() -> None:
+    from verifier.model import CODES
+
+    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    assert set(schema["$defs"]["finding"]["properties"]["code"]["enum"]) == set(CODES)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{code}`" in readme for code in CODES)
+
+
+def test_coreutils_accepts_the_bundled_manifest() -> None:
+    if shutil.which("sha256sum") is None:
+        pytest.skip("coreutils sha256sum is not installed")
+    proc = subprocess.run(
+        ["sha256sum", "-c", "--strict", "manifest.sha256"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count(": OK\n") == len(
+        (REPO / "manifest.sha256").read_text(encoding="utf-8").splitlines()
+    )
+
+
+def test_manifest_write_reproduces_the_committed_manifest(archive: Path) -> None:
+    committed = (archive / "manifest.sha256").read_bytes()
+    printed = subprocess.run(
+        [sys.executable, "-m", "verifier", "manifest", str(archive)],
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert printed == committed
+    (archive / "manifest.sha256").unlink()
+    assert cli("manifest", str(archive), "--write").returncode == 0
+    assert (archive / "manifest.sha256").read_bytes() == committed
+
+
+def tree_digest(root: Path) -> dict[str, tuple[str, int]]:
+    return {
+        str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_check_writes_nothing_in_the_archive(archive: Path) -> None:
+    (archive / "evidence/e1-local-crash/ledger.json").write_text("{}")  # a finding to report
+    before = tree_digest(archive)
+    for fmt in ("text", "json"):
+        assert cli("check", str(archive), "--format", fmt).returncode == 1
+    assert tree_digest(archive) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "/nonexistent/archive"),
+        ("check", "--format", "xml"),
+        ("check", "--no-such-option"),
+        ("no-such-command",),
+        (),
+        ("check", "--manifest", "/nonexistent/SHA256SUMS"),
+    ],
+)
+def test_bad_invocations_exit_2_with_one_line(args: tuple[str, ...], tmp_path: Path) -> None:
+    proc = cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("verify-evidence: error: ")
+    assert "Traceback" not in proc.stderr
+
+
+def test_root_without_manifest_exits_2(tmp_path: Path) -> None:
+    proc = cli("check", str(tmp_path))
+    assert proc.returncode == 2
+    assert "no manifest" in proc.stderr
+
+
+def test_root_that_is_a_file_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    assert cli("check", str(tmp_path / "f")).returncode == 2
+
+
+def test_a_folder_with_only_a_published_manifest(tmp_path: Path) -> None:
+    root = write_archive(tmp_path, {"release/a.tar": b"tarball", "release/b.txt": b"notes\n"})
+    (root / "manifest.sha256").rename(root / "SHA256SUMS")
+    proc = cli("check", str(root), "--manifest", str(root / "SHA256SUMS"), "--format", "json")
+    assert proc.returncode == 0
+    report = json.loads(proc.stdout)
+    assert [s["status"] for s in report["stages"]] == [
+        "passed",
+        "nothing-to-check",
+        "nothing-to-check",
+    ]
+    assert report["scope"] == ["release"]
+    text = cli("check", str(root), "--manifest", str(root / "SHA256SUMS")).stdout
+    assert "nothing to check" in text
+
+
+def test_text_output_lists_findings_with_location(archive: Path) -> None:
+    (archive / "evidence/stray.json").write_text("{}")
+    proc = cli("check", str(archive), "--format", "text")
+    assert proc.returncode == 1
+    assert "evidence/stray.json: manifest.unlisted: " in proc.stdout
+
+
+def test_no_color_and_piped_output_are_plain(archive: Path) -> None:
+    env = dict(os.environ, NO_COLOR="1")
+    proc = cli("check", str(archive), env=env)
+    assert "\x1b[" not in proc.stdout
+    assert proc.stdout == cli("check", str(archive), "--format", "text").stdout
+
+
+def test_rich_view_on_a_terminal(archive: Path) -> None:
+    from rich.console import Console
+
+    from verifier import verify
+    from verifier.terminal import show
+
+    (archive / "evidence/stray.json").write_text("{}")
+    console = Console(record=True, width=120, force_terminal=True)
+    show(verify(archive), console)
+    text = console.export_text()
+    assert "manifest.unlisted" in text
+    assert "assertions over" in text
+
+
+def test_version() -> None:
+    from verifier import __version__
+
+    proc = cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"verify-evidence {__version__}"
+
+
+def test_internal_error_is_one_line_and_exit_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import verifier.pipeline
+    from verifier.cli import main
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("simulated")
+
+    monkeypatch.setattr(verifier.pipeline, "verify", boom)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", str(REPO)])
+    assert exit_info.value.code == 3
+    err = capsys.readouterr().err
+    assert err == "verify-evidence: internal error: RuntimeError: simulated\n"
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    ci = (REPO / ".ci/run").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0].strip() for b in readme.split("```sh\n")[1:3]]
+    install_and_check, test_command = blocks
+    assert "verify-evidence check" in install_and_check
+    assert test_command in ci
+    assert "verify-evidence check" in ci

@@ -1,0 +1,34 @@
+"""The project checks itself: mypy --strict and ruff over the package and the tests."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+
+def tool(name: str) -> list[str]:
+    if shutil.which(name) is None:
+        pytest.skip(f"{name} is not installed (it is in the test extra)")
+    return [sys.executable, "-m", name]
+
+
+def test_mypy_strict() -> None:
+    proc = subprocess.run([*tool("mypy")], cwd=REPO, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("args", [("check",), ("format", "--check")])
+def test_ruff(args: tuple[str, ...]) -> None:
+    proc = subprocess.run(
+        [*tool("ruff"), *args, "verifier", "tests"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
