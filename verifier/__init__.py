@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def verify(root: Any = ".", options: Options | None = None) -> Report:
     """Verify the archive at ``root`` (see :func:`verifier.pipeline.verify`)."""
-    from verifier.pipeline import Options, verify as _verify
+    from verifier.pipeline import Options
+    from verifier.pipeline import verify as _verify
 
     return _verify(root, options or Options())
 

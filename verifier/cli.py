@@ -44,39 +44,58 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Verify an evidence archive offline."""
 
 
 RootArg = Annotated[Path, typer.Argument(help="The archive's root folder.")]
-ManifestOpt = Annotated[Path | None, typer.Option(
-    "--manifest", help="The manifest to check, if not ROOT/manifest.sha256.")]
-ScopeOpt = Annotated[list[str] | None, typer.Option(
-    "--scope", help="A folder (relative to ROOT) to look in for unlisted files; repeatable. "
-    "'.' means the files directly in ROOT. Default: every top-level folder the manifest lists "
-    "files in, plus ROOT's own files if it lists any at ROOT.")]
+ManifestOpt = Annotated[
+    Path | None,
+    typer.Option("--manifest", help="The manifest to check, if not ROOT/manifest.sha256."),
+]
+ScopeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--scope",
+        help="A folder (relative to ROOT) to look in for unlisted files; repeatable. "
+        "'.' means the files directly in ROOT. Default: every top-level folder the manifest lists "
+        "files in, plus ROOT's own files if it lists any at ROOT.",
+    ),
+]
 
 
 def _options(manifest: Path | None, scope: list[str] | None) -> object:
     from verifier.pipeline import Options
 
-    return Options(manifest=os.fspath(manifest) if manifest else None,
-                   scope=tuple(scope) if scope else None)
+    return Options(
+        manifest=os.fspath(manifest) if manifest else None, scope=tuple(scope) if scope else None
+    )
 
 
 def _use_rich(fmt: Format, no_color: bool) -> bool:
-    return (fmt is Format.AUTO and not no_color and "NO_COLOR" not in os.environ
-            and sys.stdout.isatty())
+    return (
+        fmt is Format.AUTO and not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    )
 
 
 @app.command()
 def check(
     root: RootArg = Path("."),
-    fmt: Annotated[Format, typer.Option(
-        "--format", "-f", help="auto (rich on a terminal, text otherwise), text or json.",
-        case_sensitive=False)] = Format.AUTO,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="auto (rich on a terminal, text otherwise), text or json.",
+            case_sensitive=False,
+        ),
+    ] = Format.AUTO,
     manifest: ManifestOpt = None,
     scope: ScopeOpt = None,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text, no colour.")] = False,
@@ -106,8 +125,12 @@ def check(
 @app.command("manifest")
 def manifest_cmd(
     root: RootArg = Path("."),
-    write: Annotated[bool, typer.Option("--write", help="Write ROOT/manifest.sha256 (or "
-                                        "--manifest) instead of printing it.")] = False,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write", help="Write ROOT/manifest.sha256 (or --manifest) instead of printing it."
+        ),
+    ] = False,
     manifest: ManifestOpt = None,
     scope: ScopeOpt = None,
 ) -> int:
@@ -120,8 +143,9 @@ def manifest_cmd(
     """
     from verifier.writer import write_manifest
 
-    target, text = write_manifest(root, os.fspath(manifest) if manifest else None,
-                                  tuple(scope) if scope else None, write)
+    target, text = write_manifest(
+        root, os.fspath(manifest) if manifest else None, tuple(scope) if scope else None, write
+    )
     if write:
         print(f"wrote {target}", file=sys.stderr)
     else:

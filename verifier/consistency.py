@@ -14,6 +14,11 @@ from verifier.model import AssertionResult, AssertionStatus, Finding, Stage, Sta
 DEFAULT_SPEC = "evidence/assertions.json"
 
 
+def _text(item: dict[str, Any], key: str, default: str) -> str:
+    value = item.get(key)
+    return value if isinstance(value, str) else default
+
+
 def check_consistency(
     records: dict[str, Any], manifested: set[str], spec_path: str, spec_present: bool
 ) -> tuple[StageResult, list[AssertionResult]]:
@@ -26,10 +31,15 @@ def check_consistency(
     spec = records.get(spec_path)
     assertions = spec.get("assertions") if isinstance(spec, dict) else None
     if not isinstance(assertions, list):
-        stage.findings.append(Finding("assertion.spec-invalid", spec_path,
-                                      "The assertion spec is unreadable or has no "
-                                      "'assertions' array; no assertion was checked.",
-                                      pointer="/assertions"))
+        stage.findings.append(
+            Finding(
+                "assertion.spec-invalid",
+                spec_path,
+                "The assertion spec is unreadable or has no "
+                "'assertions' array; no assertion was checked.",
+                pointer="/assertions",
+            )
+        )
         stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
         return stage, results
 
@@ -39,9 +49,9 @@ def check_consistency(
         ctx = Context(records, manifested)
         if not isinstance(item, dict):
             item = {}
-        aid = item.get("id") if isinstance(item.get("id"), str) else f"#{index}"
-        kind_name = item.get("kind") if isinstance(item.get("kind"), str) else "?"
-        description = item.get("description") if isinstance(item.get("description"), str) else ""
+        aid = _text(item, "id", f"#{index}")
+        kind_name = _text(item, "kind", "?")
+        description = _text(item, "description", "")
         kind = KINDS.get(kind_name)
         if aid in seen:
             status, message = AssertionStatus.ERROR, f"the id {aid} is used twice in the spec"
@@ -62,12 +72,14 @@ def check_consistency(
         if status is not AssertionStatus.PASSED:
             first = reads[0] if reads else None
             code = "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
-            stage.findings.append(Finding(
-                code,
-                first.path if first else spec_path,
-                f"{aid}: {message}.",
-                pointer=first.pointer if first else pointer,
-            ))
+            stage.findings.append(
+                Finding(
+                    code,
+                    first.path if first else spec_path,
+                    f"{aid}: {message}.",
+                    pointer=first.pointer if first else pointer,
+                )
+            )
     stage.counts = {
         "assertions": len(results),
         "passed": sum(r.status is AssertionStatus.PASSED for r in results),

@@ -86,31 +86,56 @@ def check_integrity(
     parsed = parse_manifest(manifest_bytes)
     for bad in parsed.malformed:
         findings.append(
-            Finding("manifest.malformed", manifest_label, f"Improperly formatted line: {bad.reason}.",
-                    line=bad.line)
+            Finding(
+                "manifest.malformed",
+                manifest_label,
+                f"Improperly formatted line: {bad.reason}.",
+                line=bad.line,
+            )
         )
     if not parsed.entries:
-        findings.append(Finding("manifest.empty", manifest_label,
-                                "The manifest has no properly formatted checksum lines."))
+        findings.append(
+            Finding(
+                "manifest.empty",
+                manifest_label,
+                "The manifest has no properly formatted checksum lines.",
+            )
+        )
 
     wanted: dict[str, str] = {}  # normalised name -> digest
     first_line: dict[str, int] = {}
     for entry in parsed.entries:
         norm = normalize_name(entry.name)
         if norm is None:
-            findings.append(Finding("manifest.unsafe-path", entry.name or "(empty name)",
-                                    f"Refused: {unsafe_reason(entry.name)}.", line=entry.line))
+            findings.append(
+                Finding(
+                    "manifest.unsafe-path",
+                    entry.name or "(empty name)",
+                    f"Refused: {unsafe_reason(entry.name)}.",
+                    line=entry.line,
+                )
+            )
             continue
         if manifest_rel is not None and norm == manifest_rel:
-            findings.append(Finding("manifest.self-listed", norm,
-                                    "The manifest lists itself; its own digest can never match.",
-                                    line=entry.line))
+            findings.append(
+                Finding(
+                    "manifest.self-listed",
+                    norm,
+                    "The manifest lists itself; its own digest can never match.",
+                    line=entry.line,
+                )
+            )
             continue
         if norm in wanted:
             same = "the same digest" if wanted[norm] == entry.digest else "a different digest"
-            findings.append(Finding("manifest.duplicate", norm,
-                                    f"Listed again with {same} (first on line {first_line[norm]}).",
-                                    line=entry.line))
+            findings.append(
+                Finding(
+                    "manifest.duplicate",
+                    norm,
+                    f"Listed again with {same} (first on line {first_line[norm]}).",
+                    line=entry.line,
+                )
+            )
             continue
         wanted[norm] = entry.digest
         first_line[norm] = entry.line
@@ -123,31 +148,52 @@ def check_integrity(
             try:
                 digest, size, data = _hash(source, name, keep(name))
             except OSError as exc:
-                findings.append(Finding("manifest.unreadable", name,
-                                        f"Could not be read: {exc.strerror or exc}.", line=line))
+                findings.append(
+                    Finding(
+                        "manifest.unreadable",
+                        name,
+                        f"Could not be read: {exc.strerror or exc}.",
+                        line=line,
+                    )
+                )
                 out.files.append(FileEntry(name, None, None, True, "unreadable"))
                 continue
             if data is not None:
                 out.contents[name] = data
             ok = digest == wanted[name]
             if not ok:
-                findings.append(Finding(
-                    "manifest.mismatch", name,
-                    f"SHA-256 is {digest}, the manifest lists {wanted[name]}.", line=line))
+                findings.append(
+                    Finding(
+                        "manifest.mismatch",
+                        name,
+                        f"SHA-256 is {digest}, the manifest lists {wanted[name]}.",
+                        line=line,
+                    )
+                )
             out.files.append(FileEntry(name, digest, size, True, "ok" if ok else "mismatch"))
             out.listed.add(name)
         elif kind is Kind.MISSING:
             findings.append(Finding("manifest.missing", name, "Listed but not present.", line=line))
             out.files.append(FileEntry(name, None, None, True, "missing"))
         elif kind is Kind.LINK:
-            findings.append(Finding("manifest.unsafe-path", name,
-                                    "Refused: the name is or goes through a symbolic link.",
-                                    line=line))
+            findings.append(
+                Finding(
+                    "manifest.unsafe-path",
+                    name,
+                    "Refused: the name is or goes through a symbolic link.",
+                    line=line,
+                )
+            )
             out.files.append(FileEntry(name, None, None, True, "unsafe"))
         else:
-            findings.append(Finding("manifest.not-regular", name,
-                                    f"Listed, but it is a {kind.value}, not a regular file.",
-                                    line=line))
+            findings.append(
+                Finding(
+                    "manifest.not-regular",
+                    name,
+                    f"Listed, but it is a {kind.value}, not a regular file.",
+                    line=line,
+                )
+            )
             out.files.append(FileEntry(name, None, None, True, "not-regular"))
 
     seen: set[str] = set()
@@ -160,9 +206,14 @@ def check_integrity(
                 continue
             seen.add(name)
             what = {Kind.LINK: "a symbolic link", Kind.OTHER: "a special file"}.get(kind, "a file")
-            findings.append(Finding("manifest.unlisted", name,
-                                    f"{what[0].upper()}{what[1:]} in the manifest's scope that "
-                                    "the manifest does not list."))
+            findings.append(
+                Finding(
+                    "manifest.unlisted",
+                    name,
+                    f"{what[0].upper()}{what[1:]} in the manifest's scope that "
+                    "the manifest does not list.",
+                )
+            )
             digest_u: str | None = None
             size_u: int | None = None
             if kind is Kind.FILE:

@@ -82,31 +82,52 @@ def _depth_and_dups(value: Any) -> tuple[int, list[tuple[str, str]]]:
 def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
     """Parse ``data``; returns the value (``None`` if unusable) and the problems found."""
     if data.startswith(b"\xef\xbb\xbf"):
-        return None, [JsonProblem("record.invalid-json", "The file starts with a UTF-8 byte "
-                                  "order mark; JSON texts must not (RFC 8259 §8.1).")]
+        return None, [
+            JsonProblem(
+                "record.invalid-json",
+                "The file starts with a UTF-8 byte "
+                "order mark; JSON texts must not (RFC 8259 §8.1).",
+            )
+        ]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        return None, [JsonProblem("record.invalid-json",
-                                  f"Invalid UTF-8 at byte {exc.start}.", line=line)]
+        return None, [
+            JsonProblem("record.invalid-json", f"Invalid UTF-8 at byte {exc.start}.", line=line)
+        ]
     try:
         value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc.msg} at line "
-                                  f"{exc.lineno} column {exc.colno}.", line=exc.lineno)]
+        return None, [
+            JsonProblem(
+                "record.invalid-json",
+                f"Not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.",
+                line=exc.lineno,
+            )
+        ]
     except RecursionError:
-        return None, [JsonProblem("record.invalid-json",
-                                  f"Nesting is deeper than the verifier's limit of {MAX_DEPTH}.")]
+        return None, [
+            JsonProblem(
+                "record.invalid-json",
+                f"Nesting is deeper than the verifier's limit of {MAX_DEPTH}.",
+            )
+        ]
     except ValueError as exc:
         return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc}.")]
     depth, dups = _depth_and_dups(value)
     if depth > MAX_DEPTH:
-        return None, [JsonProblem("record.invalid-json", f"Nesting depth exceeds the verifier's "
-                                  f"limit of {MAX_DEPTH}.")]
+        return None, [
+            JsonProblem(
+                "record.invalid-json", f"Nesting depth exceeds the verifier's limit of {MAX_DEPTH}."
+            )
+        ]
     problems = [
-        JsonProblem("record.duplicate-key", f"The object repeats the key {json.dumps(key)}; "
-                    "which value counts is undefined.", pointer=pointer or "")
+        JsonProblem(
+            "record.duplicate-key",
+            f"The object repeats the key {json.dumps(key)}; which value counts is undefined.",
+            pointer=pointer or "",
+        )
         for pointer, key in sorted(dups)
     ]
     return value, problems

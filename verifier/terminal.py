@@ -19,17 +19,24 @@ _STYLE = {
 
 def show(report: Report, console: Console) -> None:
     scope = ", ".join(s if s == "." else s + "/" for s in report.scope) or "(none)"
-    console.print(Text.assemble(("verify-evidence ", "bold"), report.tool_version, ": ",
-                                (clean_str(report.manifest), "cyan"),
-                                f"  (unlisted files looked for in: {scope})"))
+    console.print(
+        Text.assemble(
+            ("verify-evidence ", "bold"),
+            report.tool_version,
+            ": ",
+            (clean_str(report.manifest), "cyan"),
+            f"  (unlisted files looked for in: {scope})",
+        )
+    )
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("stage")
     table.add_column("status")
     table.add_column("checked")
     for stage in report.stages:
         detail = stage_detail(stage) + (f"\n{stage.note}" if stage.note else "")
-        table.add_row(stage.stage.value, Text(stage.status.value, style=_STYLE[stage.status]),
-                      detail)
+        table.add_row(
+            stage.stage.value, Text(stage.status.value, style=_STYLE[stage.status]), detail
+        )
     console.print(table)
     console.print(report.summary_line, style="bold")
     findings = report.findings

@@ -14,7 +14,9 @@ DEFAULT_WRITE_SCOPE = ("evidence", "schemas")
 
 
 def write_manifest(
-    root: str | os.PathLike[str], manifest: str | None, scope: tuple[str, ...] | None,
+    root: str | os.PathLike[str],
+    manifest: str | None,
+    scope: tuple[str, ...] | None,
     write: bool,
 ) -> tuple[str, bytes]:
     root = os.fspath(root)
@@ -30,13 +32,18 @@ def write_manifest(
             with open(target, "rb") as handle:
                 parsed = parse_manifest(handle.read())
             existing = [n for e in parsed.entries if (n := normalize_name(e.name))]
-        folders = default_scope(existing) if existing else [
-            d for d in DEFAULT_WRITE_SCOPE if source.kind(d) is Kind.DIRECTORY]
+        folders = (
+            default_scope(existing)
+            if existing
+            else [d for d in DEFAULT_WRITE_SCOPE if source.kind(d) is Kind.DIRECTORY]
+        )
     else:
         folders = [s.strip("/") or ROOT_FILES for s in scope]
     if not folders:
-        raise UsageError(f"nothing to list: no --scope given and no {', '.join(DEFAULT_WRITE_SCOPE)}"
-                         f" folder in {root}")
+        raise UsageError(
+            f"nothing to list: no --scope given and no {', '.join(DEFAULT_WRITE_SCOPE)}"
+            f" folder in {root}"
+        )
     entries: list[tuple[str, str]] = []
     for folder in sorted(set(folders)):
         for name, kind in source.walk("" if folder == ROOT_FILES else folder):
@@ -45,8 +52,10 @@ def write_manifest(
             if name == rel or name.split("/", 1)[0] in ALWAYS_EXCLUDED:
                 continue
             if kind is not Kind.FILE:
-                raise UsageError(f"refusing to list {name}: it is a "
-                                 f"{'symbolic link' if kind is Kind.LINK else 'special file'}")
+                raise UsageError(
+                    f"refusing to list {name}: it is a "
+                    f"{'symbolic link' if kind is Kind.LINK else 'special file'}"
+                )
             digest = hashlib.sha256()
             with source.open(name) as stream:
                 for chunk in iter(lambda: stream.read(1 << 17), b""):

@@ -42,15 +42,19 @@ class AcceptanceSeparation(AssertionKind):
         rb_result = get(rb_file, rb, "result")
         problems = []
         if acc_result != expected:
-            problems.append(f"the acceptance result is {show(acc_result)}, but the record of "
-                            f"the original run says {show(expected)}: it must not be rewritten")
+            problems.append(
+                f"the acceptance result is {show(acc_result)}, but the record of "
+                f"the original run says {show(expected)}: it must not be rewritten"
+            )
         if refers != acc_file:
             problems.append(f"the readback refers to {show(refers)}, not {acc_file}")
         if not rb_time > acc_time:
             problems.append("the readback is not later than the acceptance result")
         if prereg is not False:
-            problems.append(f"the readback's 'preregistered' is {show(prereg)}; its conditions "
-                            "were applied after the failure and must be declared so (false)")
+            problems.append(
+                f"the readback's 'preregistered' is {show(prereg)}; its conditions "
+                "were applied after the failure and must be declared so (false)"
+            )
         if not isinstance(rb_result, str):
             problems.append("the readback carries no result of its own")
         if problems:

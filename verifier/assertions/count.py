@@ -24,8 +24,9 @@ class Count(AssertionKind):
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         bounds = {k: spec[k] for k in ("equals", "min", "max") if k in spec}
-        if not bounds or not all(isinstance(v, int) and not isinstance(v, bool)
-                                 for v in bounds.values()):
+        if not bounds or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in bounds.values()
+        ):
             raise EvalError("a count needs an integer 'equals', 'min' or 'max'")
         distinct = spec.get("distinct")
         if "select" in spec:

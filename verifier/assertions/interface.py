@@ -92,20 +92,29 @@ class Context:
     def document(self, path: str) -> Any:
         self.reads.append(Read(path, ""))
         if path not in self._records:
-            why = "is not listed in the manifest" if path not in self._manifested else (
-                "could not be parsed as JSON")
+            why = (
+                "is not listed in the manifest"
+                if path not in self._manifested
+                else ("could not be parsed as JSON")
+            )
             raise EvalError(f"{path} {why}")
         return self._records[path]
 
     def value(self, selector: Any) -> Any:
-        if not isinstance(selector, dict) or not isinstance(selector.get("file"), str) \
-                or not isinstance(selector.get("pointer"), str):
+        if (
+            not isinstance(selector, dict)
+            or not isinstance(selector.get("file"), str)
+            or not isinstance(selector.get("pointer"), str)
+        ):
             raise EvalError(f"malformed selector {selector!r}: needs 'file' and 'pointer'")
         path, pointer = selector["file"], selector["pointer"]
         if path not in self._records:
             self.reads.append(Read(path, pointer))
-            why = "is not listed in the manifest" if path not in self._manifested else (
-                "could not be parsed as JSON")
+            why = (
+                "is not listed in the manifest"
+                if path not in self._manifested
+                else ("could not be parsed as JSON")
+            )
             raise EvalError(f"{path} {why}")
         self.reads.append(Read(path, pointer))
         return resolve_pointer(self._records[path], pointer)

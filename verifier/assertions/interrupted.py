@@ -38,8 +38,9 @@ class InterruptedToolResult(AssertionKind):
         call_id = spec.get("callId")
         if call_id is None:
             if len(pairing.calls) != 1:
-                raise EvalError(f"{path} holds {len(pairing.calls)} tool calls; name one in "
-                                "'callId'")
+                raise EvalError(
+                    f"{path} holds {len(pairing.calls)} tool calls; name one in 'callId'"
+                )
             call_id = next(iter(pairing.calls))
         if call_id not in pairing.calls:
             raise EvalError(f"{path} has no tool call {call_id!r}")
@@ -47,11 +48,15 @@ class InterruptedToolResult(AssertionKind):
         if len(results) != 1:
             problems.append(f"call {call_id} has {len(results)} results, expected exactly one")
         elif results[0].content != marker:
-            problems.append(f"call {call_id}'s result is {show(results[0].content)}, not the "
-                            f"interruption marker {show(marker)}")
+            problems.append(
+                f"call {call_id}'s result is {show(results[0].content)}, not the "
+                f"interruption marker {show(marker)}"
+            )
         details = [f"call {call_id} ended in {show(marker)}"]
-        for key, label in (("terminalStatus", "terminal status"),
-                           ("toolExecutions", "tool executions")):
+        for key, label in (
+            ("terminalStatus", "terminal status"),
+            ("toolExecutions", "tool executions"),
+        ):
             if key in spec:
                 expectation = spec[key]
                 if not isinstance(expectation, dict):

@@ -29,9 +29,13 @@ class Unchanged(AssertionKind):
         missing = [k for k in keys if k not in before or k not in after]
         if missing:
             raise EvalError(f"key(s) {', '.join(missing)} missing from a snapshot")
-        changed = [f"{k}: {show(before[k])} -> {show(after[k])}" for k in keys
-                   if not json_equal(before[k], after[k])]
+        changed = [
+            f"{k}: {show(before[k])} -> {show(after[k])}"
+            for k in keys
+            if not json_equal(before[k], after[k])
+        ]
         if changed:
             return Outcome.failed("changed: " + "; ".join(changed))
-        return Outcome.passed(f"{len(keys)} value(s) unchanged: "
-                              + ", ".join(f"{k}={show(before[k])}" for k in keys))
+        return Outcome.passed(
+            f"{len(keys)} value(s) unchanged: " + ", ".join(f"{k}={show(before[k])}" for k in keys)
+        )

@@ -15,10 +15,14 @@ def stage_detail(stage: StageResult) -> str:
     if stage.stage.value == "integrity":
         return f"{c.get('listed', 0)} listed, {c.get('ok', 0)} ok, {c.get('bytes', 0)} bytes hashed"
     if stage.stage.value == "validity":
-        return (f"{c.get('records', 0)} records, {c.get('schemas', 0)} schemas, "
-                f"{c.get('validated', 0)} records validated")
-    return (f"{c.get('assertions', 0)} assertions: {c.get('passed', 0)} passed, "
-            f"{c.get('failed', 0)} failed, {c.get('errors', 0)} errors")
+        return (
+            f"{c.get('records', 0)} records, {c.get('schemas', 0)} schemas, "
+            f"{c.get('validated', 0)} records validated"
+        )
+    return (
+        f"{c.get('assertions', 0)} assertions: {c.get('passed', 0)} passed, "
+        f"{c.get('failed', 0)} failed, {c.get('errors', 0)} errors"
+    )
 
 
 def location(finding: Finding) -> str:
@@ -39,8 +43,10 @@ def finding_line(finding: Finding) -> str:
 
 def render(report: Report) -> str:
     scope = ", ".join(s if s == "." else s + "/" for s in report.scope) or "(none)"
-    lines = [f"verify-evidence {report.tool_version}: {clean_str(report.manifest)} "
-             f"(unlisted files looked for in: {scope})"]
+    lines = [
+        f"verify-evidence {report.tool_version}: {clean_str(report.manifest)} "
+        f"(unlisted files looked for in: {scope})"
+    ]
     for stage in report.stages:
         lines.append(f"  {stage.stage.value:<12} {stage.status.value:<16} {stage_detail(stage)}")
         if stage.note:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import BinaryIO
 
-from verifier.sources.interface import Kind, Source, SourceError
+from verifier.sources.interface import Kind, Source, SourceError, Stream
 
 
 class DirectorySource(Source):
@@ -68,7 +67,7 @@ class DirectorySource(Source):
                 else:
                     yield rel, Kind.OTHER
 
-    def open(self, name: str) -> BinaryIO:
+    def open(self, name: str) -> Stream:
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
         fd = os.open(self._full(name), flags)
         try:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import BinaryIO
+from io import BufferedIOBase, RawIOBase
+
+Stream = RawIOBase | BufferedIOBase
 
 
 class Kind(StrEnum):
@@ -44,5 +46,5 @@ class Source(abc.ABC):
         """
 
     @abc.abstractmethod
-    def open(self, name: str) -> BinaryIO:
+    def open(self, name: str) -> Stream:
         """A binary stream of a regular file. Raises ``OSError`` if it cannot be read."""

@@ -41,7 +41,8 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    code: str  # transcript.dangling-call | orphan-result | duplicate-result | misplaced-result | reused-id
+    # transcript.dangling-call | orphan-result | duplicate-result | misplaced-result | reused-id
+    code: str
     index: int
     call_id: str
     tool: str
@@ -63,9 +64,15 @@ def pair(entries: list[Entry]) -> Pairing:
 
     def close_window(at: int) -> None:
         for call in open_calls.values():
-            out.problems.append(Problem(
-                "transcript.dangling-call", call.index, call.id, call.name,
-                f"call {call.id} ({call.name}) has no result before entry {at}"))
+            out.problems.append(
+                Problem(
+                    "transcript.dangling-call",
+                    call.index,
+                    call.id,
+                    call.name,
+                    f"call {call.id} ({call.name}) has no result before entry {at}",
+                )
+            )
             unanswered_closed[call.id] = call
         open_calls.clear()
 
@@ -74,30 +81,55 @@ def pair(entries: list[Entry]) -> Pairing:
             close_window(entry.index)
             for call in entry.calls:
                 if call.id in out.calls:
-                    out.problems.append(Problem(
-                        "transcript.reused-id", call.index, call.id, call.name,
-                        f"call id {call.id} was already used at entry {out.calls[call.id].index}"))
+                    out.problems.append(
+                        Problem(
+                            "transcript.reused-id",
+                            call.index,
+                            call.id,
+                            call.name,
+                            f"call id {call.id} was already used at entry "
+                            f"{out.calls[call.id].index}",
+                        )
+                    )
                     continue
                 out.calls[call.id] = call
                 open_calls[call.id] = call
             continue
         for result in entry.results:
-            call = out.calls.get(result.call_id)
-            name = call.name if call else "?"
+            known = out.calls.get(result.call_id)
+            name = known.name if known else "?"
             if result.call_id in open_calls:
                 del open_calls[result.call_id]
                 out.results.setdefault(result.call_id, []).append(result)
             elif result.call_id in out.results:
-                out.problems.append(Problem(
-                    "transcript.duplicate-result", result.index, result.call_id, name,
-                    f"call {result.call_id} already has a result"))
+                out.problems.append(
+                    Problem(
+                        "transcript.duplicate-result",
+                        result.index,
+                        result.call_id,
+                        name,
+                        f"call {result.call_id} already has a result",
+                    )
+                )
             elif result.call_id in unanswered_closed:
-                out.problems.append(Problem(
-                    "transcript.misplaced-result", result.index, result.call_id, name,
-                    f"result for {result.call_id} comes after its answer window closed"))
+                out.problems.append(
+                    Problem(
+                        "transcript.misplaced-result",
+                        result.index,
+                        result.call_id,
+                        name,
+                        f"result for {result.call_id} comes after its answer window closed",
+                    )
+                )
             else:
-                out.problems.append(Problem(
-                    "transcript.orphan-result", result.index, result.call_id, name,
-                    f"result for {result.call_id} answers no open call"))
+                out.problems.append(
+                    Problem(
+                        "transcript.orphan-result",
+                        result.index,
+                        result.call_id,
+                        name,
+                        f"result for {result.call_id} answers no open call",
+                    )
+                )
     close_window(len(entries))
     return out

@@ -20,7 +20,8 @@ def text_of(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            part.get("text", "") for part in content
+            part.get("text", "")
+            for part in content
             if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
     return ""
