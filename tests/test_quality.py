@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
 import subprocess
 import sys
 
@@ -12,7 +12,7 @@ from tests.conftest import REPO
 
 
 def tool(name: str) -> list[str]:
-    if shutil.which(name) is None:
+    if importlib.util.find_spec(name) is None:
         pytest.skip(f"{name} is not installed (it is in the test extra)")
     return [sys.executable, "-m", name]
 

@@ -192,7 +192,7 @@ def format_line(name: str, digest: str, binary: bool = False) -> bytes:
 
 def format_manifest(entries: Iterable[tuple[str, str]]) -> bytes:
     """A whole manifest: lines sorted by the bytes of their names."""
-    ordered = sorted(entries, key=lambda e: _encode(e[0]))
+    ordered = sorted(entries, key=lambda e: (_encode(e[0]), e[1]))
     return b"".join(format_line(name, digest) for name, digest in ordered)
 
 

@@ -460,7 +460,7 @@ AWKWARD = [*" *\\\n\r\t#()=:./-", "é", "日", "\u00a0", "\u2028", "\x85", "\ufe
 text_names = st.text(
     alphabet=st.one_of(
         st.sampled_from(AWKWARD),
-        st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
+        st.characters(exclude_categories=["Cs"], exclude_characters="\x00"),
     ),
     min_size=1,
     max_size=24,
