@@ -68,10 +68,7 @@ def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any)
 
     parsed_schemas: dict[str, Any] = {}
     for path in schema_paths:
-        value, problems = loads_strict(contents[path])
-        findings.extend(
-            Finding(p.code, path, p.message, pointer=p.pointer, line=p.line) for p in problems
-        )
+        value = _parse(path, contents[path], findings)
         if value is None:
             continue
         if not isinstance(value, dict):
@@ -143,10 +140,7 @@ def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any)
 
     validated = 0
     for path in record_paths:
-        value, problems = loads_strict(contents[path])
-        findings.extend(
-            Finding(p.code, path, p.message, pointer=p.pointer, line=p.line) for p in problems
-        )
+        value = _parse(path, contents[path], findings)
         if value is None:
             continue
         out.records[path] = value
@@ -212,6 +206,15 @@ def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any)
     if not record_paths and not schema_paths:
         stage.note = "No records or schemas in the manifest's scope: nothing to check."
     return out
+
+
+def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:
+    """Strict JSON from the hashed bytes; problems become findings, ``None`` if unusable."""
+    value, problems = loads_strict(data)
+    findings.extend(
+        Finding(p.code, path, p.message, pointer=p.pointer, line=p.line) for p in problems
+    )
+    return value
 
 
 def _schema_finding(path: str, error: ValidationError) -> Finding:
