@@ -1,4 +1,5 @@
-"""The ``verify-evidence`` command: parse options, call the core, render, map to an exit code.
+"""The ``verify-evidence`` command: a thin layer that parses options, calls the core, renders,
+and maps the result to an exit code. Each subcommand lives in ``verifier.commands``.
 
 Exit codes: 0 no findings; 1 at least one finding; 2 the command could not run (bad
 arguments, ROOT missing, no manifest); 3 an unexpected internal error (one line, no traceback).
@@ -6,24 +7,17 @@ arguments, ROOT missing, no manifest); 3 an unexpected internal error (one line,
 
 from __future__ import annotations
 
-import os
+import importlib
 import sys
-from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 
 from verifier import __version__
+from verifier.commands import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-class Format(StrEnum):
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
-
+# The subcommand modules, in the order --help lists them (each has register(app)).
+COMMANDS = ("check", "manifest")
 
 app = typer.Typer(
     name="verify-evidence",
@@ -54,103 +48,8 @@ def _root(
     """Verify an evidence archive offline."""
 
 
-RootArg = Annotated[Path, typer.Argument(help="The archive's root folder.")]
-ManifestOpt = Annotated[
-    Path | None,
-    typer.Option("--manifest", help="The manifest to check, if not ROOT/manifest.sha256."),
-]
-ScopeOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--scope",
-        help="A folder (relative to ROOT) to look in for unlisted files; repeatable. "
-        "'.' means the files directly in ROOT. Default: every top-level folder the manifest lists "
-        "files in, plus ROOT's own files if it lists any at ROOT.",
-    ),
-]
-
-
-def _options(manifest: Path | None, scope: list[str] | None) -> object:
-    from verifier.pipeline import Options
-
-    return Options(
-        manifest=os.fspath(manifest) if manifest else None, scope=tuple(scope) if scope else None
-    )
-
-
-def _use_rich(fmt: Format, no_color: bool) -> bool:
-    return (
-        fmt is Format.AUTO and not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
-    )
-
-
-@app.command()
-def check(
-    root: RootArg = Path("."),
-    fmt: Annotated[
-        Format,
-        typer.Option(
-            "--format",
-            "-f",
-            help="auto (rich on a terminal, text otherwise), text or json.",
-            case_sensitive=False,
-        ),
-    ] = Format.AUTO,
-    manifest: ManifestOpt = None,
-    scope: ScopeOpt = None,
-    no_color: Annotated[bool, typer.Option("--no-color", help="Plain text, no colour.")] = False,
-) -> int:
-    """Run all three stages and print a summary per stage.
-
-    Example: verify-evidence check . --format json > report.json
-    """
-    from verifier.pipeline import Options, verify
-
-    options = _options(manifest, scope)
-    assert isinstance(options, Options)
-    report = verify(root, options)
-    if _use_rich(fmt, no_color):
-        from rich.console import Console
-
-        from verifier.terminal import show
-
-        show(report, Console())
-    else:
-        from verifier.formats import FORMATS
-
-        sys.stdout.write(FORMATS["text" if fmt is Format.AUTO else fmt.value](report))
-    return EXIT_OK if report.ok else EXIT_FINDINGS
-
-
-@app.command("manifest")
-def manifest_cmd(
-    root: RootArg = Path("."),
-    write: Annotated[
-        bool,
-        typer.Option(
-            "--write", help="Write ROOT/manifest.sha256 (or --manifest) instead of printing it."
-        ),
-    ] = False,
-    manifest: ManifestOpt = None,
-    scope: ScopeOpt = None,
-) -> int:
-    """Compute a manifest (sorted, LF, names escaped as sha256sum writes them).
-
-    Covers every regular file in the scope: the --scope folders, else the folders the existing
-    manifest covers, else evidence/ and schemas/. Never lists itself or anything under .git/.
-
-    Example: verify-evidence manifest . --write
-    """
-    from verifier.writer import write_manifest
-
-    target, text = write_manifest(
-        root, os.fspath(manifest) if manifest else None, tuple(scope) if scope else None, write
-    )
-    if write:
-        print(f"wrote {target}", file=sys.stderr)
-    else:
-        sys.stdout.buffer.write(text)
-    return EXIT_OK
+for _name in COMMANDS:
+    importlib.import_module(f"verifier.commands.{_name}").register(app)
 
 
 def _fail(message: str) -> NoReturn:
@@ -175,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
         # click's UsageError family (typer may vendor click, so match by shape, not by class)
         if getattr(exc, "exit_code", None) == EXIT_USAGE and hasattr(exc, "format_message"):
             if type(exc).__name__ == "NoArgsIsHelpError":
-                _fail("missing command (check, manifest); see 'verify-evidence --help'")
+                _fail(f"missing command ({', '.join(COMMANDS)}); see 'verify-evidence --help'")
             _fail(exc.format_message())
         print(f"verify-evidence: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         sys.exit(EXIT_INTERNAL)
