@@ -187,6 +187,9 @@ class Report:
     consistency: StageResult
     files: list[FileEntry] = field(default_factory=list)
     assertions: list[AssertionResult] = field(default_factory=list)
+    # The parsed records (path -> value) the stages worked on, for views such as the case
+    # table; not part of the serialised report.
+    records: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def stages(self) -> tuple[StageResult, StageResult, StageResult]:

@@ -85,6 +85,7 @@ def verify_source(source: Source, root: str, options: Options = Options()) -> Re
         consistency=consistency,
         files=integrity.files,
         assertions=assertions,
+        records=validity.records,
     )
 
 
