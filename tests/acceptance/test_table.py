@@ -1,0 +1,257 @@
+"""``verify-evidence table``: golden files per format, Table 1's content, and honesty rules
+(no aggregate, acceptance and readbacks apart, unverified cells marked, exit 1)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from tests.conftest import REPO, rewrite_manifest
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "table"
+FORMATS = ("text", "markdown", "json", "csv", "html")
+UPDATE = os.environ.get("VERIFIER_UPDATE_GOLDEN") == "1"
+E1 = "evidence/e1-local-crash/runner-result.json"
+E2 = "evidence/e2-hosted-original/runner-result.json"
+
+
+def table(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", "table", str(root), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.write_text(actual, encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == actual, f"{name} differs from its golden file"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_matches_its_golden_file(fmt: str) -> None:
+    proc = table(REPO, "--format", fmt)
+    assert proc.returncode == 0, proc.stderr
+    ext = {"text": "txt", "markdown": "md"}.get(fmt, fmt)
+    golden(f"table.{ext}", proc.stdout)
+    assert table(REPO, "--format", fmt).stdout == proc.stdout  # deterministic
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_one_case_in_depth_matches_its_golden_file(fmt: str) -> None:
+    proc = table(REPO, "--format", fmt, "--case", "hosted-stripe")
+    assert proc.returncode == 0, proc.stderr
+    ext = {"text": "txt", "markdown": "md"}.get(fmt, fmt)
+    golden(f"case-hosted-stripe.{ext}", proc.stdout)
+
+
+def rows_by_id() -> dict[str, dict[str, Any]]:
+    data = json.loads(table(REPO, "--format", "json").stdout)
+    return {case["id"]: case for case in data["cases"]}
+
+
+def texts(cells: list[dict[str, Any]]) -> dict[str, str]:
+    return {c["label"]: c["text"] for c in cells}
+
+
+def test_the_six_rows_carry_table_1() -> None:
+    rows = rows_by_id()
+    assert list(rows) == [
+        "local-stripe",
+        "hosted-stripe",
+        "before-request-fixture",
+        "read-only-unsafe",
+        "read-only-safe",
+        "hosted-webhook",
+    ]
+    for case, counts in (
+        ("local-stripe", "111"),
+        ("hosted-stripe", "111"),
+        ("before-request-fixture", "100"),
+    ):
+        got = texts(rows[case]["counts"])
+        assert got["tool"] + got["gateway"] + got["create attempts"] == counts
+    assert texts(rows["local-stripe"]["outcomes"]) == {
+        "tool result": "interrupted",
+        "same-operation duplicate": "rejected",
+    }
+    hosted = rows["hosted-stripe"]
+    assert hosted["acceptance"]["text"] == "FAILED"
+    assert hosted["acceptance"]["source"]["path"] == E2
+    readback = hosted["readbacks"][0]
+    assert (readback["text"], readback["preregistered"], readback["evidence"]) == (
+        "passed",
+        False,
+        "E3",
+    )
+    assert texts(rows["read-only-unsafe"]["counts"]) == {"tool calls": "1"}
+    assert texts(rows["read-only-unsafe"]["outcomes"]) == {"tool result": "interrupted"}
+    assert texts(rows["read-only-safe"]["counts"]) == {"tool calls": "2"}
+    assert texts(rows["read-only-safe"]["outcomes"]) == {"tool result": "completed"}
+    webhook = rows["hosted-webhook"]
+    assert texts(webhook["counts"]) == {
+        "deliveries": "3",
+        "event ids": "1",
+        "payment ids": "1",
+        "stored marker": "1",
+    }
+    assert texts(webhook["outcomes"])["invalid signature"] == "rejected"
+    assert "downstream action unmeasured" in webhook["limits"]
+
+
+def test_acceptance_and_readback_sit_in_separate_columns() -> None:
+    out = table(REPO, "--format", "csv").stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    header = rows[1]
+    hosted = dict(zip(header, next(r for r in rows if r[0] == "hosted-stripe"), strict=True))
+    assert hosted["Original acceptance"] == "original assertion: FAILED"
+    assert "passed" not in hosted["Original acceptance"]
+    assert hosted["Later readbacks"].startswith(
+        "same-operation readback: passed (not preregistered) [E3]"
+    )
+
+
+AGGREGATE = re.compile(
+    r"success rate|pass rate|\d+\s*%|\d+\s*/\s*\d+\s*(cases|passed)|\b\d+ (cases )?passed\b", re.I
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case", [None, "hosted-stripe"])
+def test_no_format_aggregates_cases(fmt: str, case: str | None) -> None:
+    args = ("--format", fmt) + (("--case", case) if case else ())
+    out = table(REPO, *args).stdout
+    assert not AGGREGATE.search(out), AGGREGATE.search(out)
+
+
+def test_json_validates_against_its_schema() -> None:
+    schemas = {
+        n: json.loads((REPO / "schemas" / n).read_text(encoding="utf-8"))
+        for n in ("table.schema.json", "report.schema.json")
+    }
+    registry: Registry[Any] = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s)) for s in schemas.values()
+    )
+    validator = Draft202012Validator(schemas["table.schema.json"], registry=registry)
+    for args in ((), ("--case", "hosted-webhook")):
+        validator.validate(json.loads(table(REPO, "--format", "json", *args).stdout))
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+
+def test_html_is_one_self_contained_page() -> None:
+    page = table(REPO, "--format", "html").stdout
+    parser = _Collector()
+    parser.feed(page)
+    parser.close()
+    assert page.startswith("<!DOCTYPE html>")
+    assert {"html", "head", "body", "table", "style"} <= set(parser.tags)
+    assert not {"script", "link", "img", "iframe", "object", "embed"} & set(parser.tags)
+    for name, value in parser.attrs:
+        assert name not in {"src", "srcset", "action"}
+        if name == "href":
+            assert value is not None and value.startswith("#")
+    assert "url(" not in page and "@import" not in page and "http" not in page
+    digest = hashlib.sha256((REPO / E2).read_bytes()).hexdigest()
+    assert digest in page and E2 in page
+    assert "Verification passed" in page
+
+
+def test_case_detail_names_file_pointer_and_digest() -> None:
+    out = table(REPO, "--format", "text", "--case", "hosted-stripe").stdout
+    digest = hashlib.sha256((REPO / E2).read_bytes()).hexdigest()
+    assert f"from {E2}#/acceptance/result" in out
+    assert f"sha256 {digest}" in out
+    assert "e3.acceptance-separation: passed" in out
+
+
+def test_unknown_case_exits_2() -> None:
+    proc = table(REPO, "--case", "nope")
+    assert proc.returncode == 2
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_tampered_count_changes_the_cell_and_fails(archive: Path) -> None:
+    path = archive / E1
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["counters"]["toolExecutions"] = 2
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    rewrite_manifest(archive)
+    proc = table(archive, "--format", "markdown")
+    assert proc.returncode == 1
+    first = proc.stdout.splitlines()[0]
+    assert "VERIFICATION FAILED" in first
+    local = next(line for line in proc.stdout.splitlines() if line.startswith("| Local"))
+    assert "⚠ **unverified** tool 2" in local
+    assert "e1.counters.tool-executions failed" in proc.stdout
+
+
+def test_stale_manifest_marks_every_cell_of_the_file(archive: Path) -> None:
+    path = archive / E2
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"failed"', '"passed"', 1), encoding="utf-8"
+    )
+    proc = table(archive, "--format", "json")
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert data["verification"]["ok"] is False
+    hosted = next(c for c in data["cases"] if c["id"] == "hosted-stripe")
+    assert hosted["acceptance"]["verified"] is False
+    assert any("mismatch" in p for p in hosted["acceptance"]["problems"])
+    assert all(not c["verified"] for c in hosted["counts"])
+
+
+def test_catalogue_selector_to_nothing_is_marked_not_shown_as_fact(archive: Path) -> None:
+    path = archive / "evidence/cases.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["cases"][0]["counts"][0]["select"]["pointer"] = "/counters/nothing"
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    rewrite_manifest(archive)
+    proc = table(archive, "--format", "text")
+    assert proc.returncode == 1
+    assert "UNVERIFIED tool ?" in proc.stdout
+    assert "resolves to nothing" in proc.stdout
+
+
+def test_rich_view_marks_unverified_cells(archive: Path) -> None:
+    from rich.console import Console
+
+    from verifier import verify
+    from verifier.table import build_table
+    from verifier.table.rich_view import show
+
+    path = archive / E1
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"SIGKILL"', '"SIGTERM"'), encoding="utf-8"
+    )
+    console = Console(record=True, width=200, force_terminal=True)
+    show(build_table(verify(archive)), console)
+    text = console.export_text()
+    assert "VERIFICATION FAILED" in text.splitlines()[0]
+    assert "⚠ tool 1" in text
+    assert "Hosted webhook control" in text

@@ -1,0 +1,96 @@
+"""``verify-evidence table``: the per-case outcome table, after verifying the archive."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from verifier.commands import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    ManifestOpt,
+    NoColorOpt,
+    RootArg,
+    optional_path,
+    use_rich,
+)
+
+
+class TableFormat(StrEnum):
+    AUTO = "auto"
+    TEXT = "text"
+    MARKDOWN = "markdown"
+    JSON = "json"
+    CSV = "csv"
+    HTML = "html"
+
+
+def table(
+    root: RootArg = Path("."),
+    fmt: Annotated[
+        TableFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="auto (rich on a terminal, text otherwise), text, markdown, json, csv or html.",
+            case_sensitive=False,
+        ),
+    ] = TableFormat.AUTO,
+    case: Annotated[
+        str | None,
+        typer.Option(
+            "--case",
+            help="Show one case in depth: every value with its file, "
+            "pointer and digest, and the assertions that cover the case.",
+        ),
+    ] = None,
+    catalogue: Annotated[
+        str | None,
+        typer.Option(
+            "--catalogue",
+            help="The case catalogue, relative to ROOT (default evidence/cases.json).",
+        ),
+    ] = None,
+    manifest: ManifestOpt = None,
+    no_color: NoColorOpt = False,
+) -> int:
+    """Verify the archive, then print one row per case of its case catalogue.
+
+    Counts are per case, never combined; the original acceptance result and later readbacks
+    have columns of their own. If verification finds anything, the output says so first,
+    marks the affected cells, and the exit code is 1.
+
+    Example: verify-evidence table . --format markdown >> "$GITHUB_STEP_SUMMARY"
+    """
+    from verifier.pipeline import Options, UsageError, verify
+    from verifier.table import DEFAULT_CATALOGUE, FORMATS, build_table
+
+    report = verify(root, Options(manifest=optional_path(manifest)))
+    outcome = build_table(report, catalogue or DEFAULT_CATALOGUE)
+    if outcome.problems and not outcome.cases:
+        raise UsageError(outcome.problems[0])
+    row = None
+    if case is not None:
+        matches = [r for r in outcome.cases if r.id == case]
+        if not matches:
+            known = ", ".join(r.id for r in outcome.cases)
+            raise UsageError(f"no case {case!r} in the catalogue (cases: {known})")
+        row = matches[0]
+    if use_rich(fmt is TableFormat.AUTO and row is None, no_color):
+        from rich.console import Console
+
+        from verifier.table.rich_view import show
+
+        show(outcome, Console())
+    else:
+        render_table, render_case = FORMATS["text" if fmt is TableFormat.AUTO else fmt.value]
+        sys.stdout.write(render_table(outcome) if row is None else render_case(outcome, row))
+    return EXIT_OK if outcome.ok else EXIT_FINDINGS
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(table)

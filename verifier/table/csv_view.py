@@ -1,0 +1,50 @@
+"""CSV: one row per case (or, for one case, one row per value with its source)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from verifier.table.columns import HEADERS, row_values
+from verifier.table.model import CaseRow, OutcomeTable
+
+
+def _write(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def render(table: OutcomeTable) -> str:
+    rows = [["Verification", table.status_line()], ["Case id", *HEADERS]]
+    rows.extend([row.id, *row_values(row)] for row in table.cases)
+    return _write(rows)
+
+
+def render_case(table: OutcomeTable, row: CaseRow) -> str:
+    rows = [
+        ["Case id", "Group", "Label", "Value", "File", "Pointer", "SHA-256", "Verified", "Problems"]
+    ]
+    groups = (
+        ("count", row.counts),
+        ("recorded outcome", row.outcomes),
+        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
+        ("later readback", row.readbacks),
+    )
+    for name, cells in groups:
+        for cell in cells:
+            rows.append(
+                [
+                    row.id,
+                    name,
+                    cell.label,
+                    cell.text,
+                    cell.path,
+                    cell.pointer,
+                    cell.sha256 or "",
+                    "yes" if cell.verified else "no",
+                    "; ".join(cell.problems),
+                ]
+            )
+    return _write(rows)

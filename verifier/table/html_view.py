@@ -1,0 +1,116 @@
+"""One self-contained HTML page: inline style, no script, no external reference.
+
+It holds the verification status, the table, and for each case the evidence files behind it
+(paths and SHA-256 digests) and where every value came from.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from verifier.table.columns import HEADERS, row_values
+from verifier.table.model import CaseRow, OutcomeTable
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#111;max-width:90rem}
+table{border-collapse:collapse;margin:1rem 0}
+th,td{border:1px solid #bbb;padding:.35rem .5rem;vertical-align:top;text-align:left}
+th{background:#eee}
+code{font-size:.85em}
+.ok{color:#05620f}.bad{color:#a00000;font-weight:bold}
+.unverified{background:#ffe0e0}
+"""
+
+
+def _mark(text: str) -> str:
+    return f"\u26a0 unverified: {text}"
+
+
+def _cells_table(row: CaseRow) -> list[str]:
+    out = [
+        "<table><tr><th>Group</th><th>Value</th><th>Source</th><th>SHA-256</th>"
+        "<th>Established by</th></tr>"
+    ]
+    groups = (
+        ("count", row.counts),
+        ("recorded outcome", row.outcomes),
+        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
+        ("later readback", row.readbacks),
+    )
+    for name, cells in groups:
+        for cell in cells:
+            cls = "" if cell.verified else ' class="unverified"'
+            by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"
+            value = escape(cell.shown())
+            if not cell.verified:
+                value += '<br><span class="bad">' + escape("; ".join(cell.problems)) + "</span>"
+            out.append(
+                f"<tr{cls}><td>{escape(name)}</td><td>{value}</td>"
+                f"<td><code>{escape(cell.path)}#{escape(cell.pointer)}</code></td>"
+                f"<td><code>{escape(cell.sha256 or 'none')}</code></td>"
+                f"<td>{escape(by)}</td></tr>"
+            )
+    out.append("</table>")
+    return out
+
+
+def _case_section(row: CaseRow) -> list[str]:
+    out = [
+        f'<section id="case-{escape(row.id)}">',
+        f"<h3>{escape(row.title)} <small>({escape(row.id)}, {escape(row.kind)})</small></h3>",
+    ]
+    out.extend(_cells_table(row))
+    out.append("<p>Limits: " + escape("; ".join(row.limits) or "none stated") + "</p>")
+    out.append(
+        "<details><summary>Evidence files</summary><table><tr><th>Path</th><th>SHA-256</th></tr>"
+    )
+    out.extend(
+        f"<tr><td><code>{escape(p)}</code></td><td><code>{escape(d or 'none')}</code></td></tr>"
+        for p, d in row.files
+    )
+    out.append("</table></details>")
+    out.append("<details><summary>Assertions covering the case</summary><ul>")
+    out.extend(
+        f"<li><code>{escape(aid)}</code>: {escape(status)}</li>" for aid, status in row.assertions
+    )
+    out.append("</ul></details></section>")
+    return out
+
+
+def _page(table: OutcomeTable, body: list[str]) -> str:
+    cls = "ok" if table.ok else "bad"
+    head = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>Per-case outcome table</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>Per-case outcome table</h1>",
+        f'<p class="{cls}">{escape(table.status_line())}</p>',
+    ]
+    head.extend(f'<p class="bad">catalogue problem: {escape(p)}</p>' for p in table.problems)
+    return "\n".join([*head, *body, "</body></html>"]) + "\n"
+
+
+def render(table: OutcomeTable) -> str:
+    body = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADERS) + "</tr>"]
+    for row in table.cases:
+        values = row_values(row, _mark)
+        cells = "".join(f"<td>{escape(v)}</td>" for v in values[1:])
+        body.append(
+            f'<tr><td><a href="#case-{escape(row.id)}">{escape(values[0])}</a></td>{cells}</tr>'
+        )
+    body.append("</table>")
+    body.append(
+        "<p>Counts are per case and are not combined across cases. The original "
+        "acceptance result and later readbacks are separate observations; neither "
+        "replaces the other. A terminal status or a stored marker is not an external "
+        "effect.</p>"
+    )
+    body.append("<h2>Evidence behind each row</h2>")
+    for row in table.cases:
+        body.extend(_case_section(row))
+    return _page(table, body)
+
+
+def render_case(table: OutcomeTable, row: CaseRow) -> str:
+    return _page(table, _case_section(row))

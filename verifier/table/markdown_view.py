@@ -1,0 +1,70 @@
+"""Markdown, fit for a CI step summary (``$GITHUB_STEP_SUMMARY``)."""
+
+from __future__ import annotations
+
+from verifier.table.columns import HEADERS, problem_lines, row_values
+from verifier.table.model import CaseRow, OutcomeTable
+
+
+def _esc(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _mark(text: str) -> str:
+    return f"⚠ **unverified** {text}"
+
+
+def _status(table: OutcomeTable) -> list[str]:
+    lines = [f"**{_esc(table.status_line())}**", ""]
+    lines.extend(f"- catalogue problem: {_esc(p)}" for p in table.problems)
+    return lines
+
+
+def render(table: OutcomeTable) -> str:
+    lines = _status(table)
+    lines.append("| " + " | ".join(HEADERS) + " |")
+    lines.append("|" + "---|" * len(HEADERS))
+    for row in table.cases:
+        lines.append("| " + " | ".join(_esc(v) for v in row_values(row, _mark)) + " |")
+    lines.append("")
+    lines.append(
+        "Counts are per case and are not combined across cases. The original acceptance "
+        "result and later readbacks are separate observations; neither replaces the "
+        "other. A terminal status or a stored marker is not an external effect."
+    )
+    problems = [p for row in table.cases for p in problem_lines(row)]
+    if problems:
+        lines.append("")
+        lines.append("Unverified cells:")
+        lines.append("")
+        lines.extend(f"- {_esc(p)}" for p in problems)
+    return "\n".join(lines) + "\n"
+
+
+def render_case(table: OutcomeTable, row: CaseRow) -> str:
+    lines = _status(table)
+    lines.append(f"### {_esc(row.title)} (`{row.id}`, {row.kind})")
+    lines.append("")
+    lines.append("| Group | Value | Source | SHA-256 | Established by | Verified |")
+    lines.append("|---|---|---|---|---|---|")
+    groups = (
+        ("count", row.counts),
+        ("recorded outcome", row.outcomes),
+        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
+        ("later readback", row.readbacks),
+    )
+    for name, cells in groups:
+        for cell in cells:
+            by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"
+            ok = "yes" if cell.verified else "NO: " + "; ".join(cell.problems)
+            lines.append(
+                f"| {name} | {_esc(cell.shown())} | `{_esc(cell.path)}#{_esc(cell.pointer)}`"
+                f" | `{cell.sha256 or 'none'}` | {_esc(by)} | {_esc(ok)} |"
+            )
+    lines.append("")
+    lines.append("Limits: " + _esc("; ".join(row.limits) or "none stated"))
+    lines.append("")
+    lines.append("Assertions covering the case:")
+    lines.append("")
+    lines.extend(f"- `{aid}`: {status}" for aid, status in row.assertions)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,284 @@
+"""The per-case outcome table as data, built from a verification report and the case catalogue.
+
+The catalogue holds selectors only; every value here is read from the records the report's
+stages worked on. A cell is *unverified* when its file has any finding, when one of the
+assertions that establish it did not pass, or when its selector resolves to nothing; the
+table then says so, and the command exits 1. Nothing here aggregates cases: there is no
+success rate, no pass count and no merged verdict per case.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.assertions.interface import EvalError, resolve_pointer
+from verifier.model import AssertionStatus, Report
+
+DEFAULT_CATALOGUE = "evidence/cases.json"
+NOT_RECORDED = "not recorded"
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One labelled value and where it came from."""
+
+    label: str
+    value: Any
+    text: str  # the value as shown (acceptance results upper-cased)
+    path: str
+    pointer: str
+    sha256: str | None
+    how: str  # "value" | "count" | "distinct count"
+    problems: tuple[str, ...] = ()
+    assertions: tuple[tuple[str, str], ...] = ()  # (id, status) of the establishing assertions
+    evidence: str | None = None  # readbacks: the evidence item
+    preregistered: bool | None = None  # readbacks: the record's own declaration, if any
+
+    @property
+    def verified(self) -> bool:
+        return not self.problems
+
+    def shown(self, as_count: bool = False) -> str:
+        """``label: value`` (``label value`` for counts), with a readback's declarations."""
+        text = f"{self.label} {self.text}" if as_count else f"{self.label}: {self.text}"
+        if self.preregistered is False:
+            text += " (not preregistered)"
+        elif self.preregistered is True:
+            text += " (preregistered)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "label": self.label,
+            "value": self.value,
+            "text": self.text,
+            "source": {"path": self.path, "pointer": self.pointer, "sha256": self.sha256},
+            "how": self.how,
+            "verified": self.verified,
+            "problems": list(self.problems),
+            "assertions": [{"id": i, "status": s} for i, s in self.assertions],
+        }
+        if self.evidence is not None:
+            out["evidence"] = self.evidence
+        if self.preregistered is not None or self.evidence is not None:
+            out["preregistered"] = self.preregistered
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRow:
+    id: str
+    title: str
+    kind: str
+    evidence: tuple[str, ...]
+    counts: tuple[Cell, ...]
+    outcomes: tuple[Cell, ...]
+    acceptance: Cell | None
+    readbacks: tuple[Cell, ...]
+    limits: tuple[str, ...]
+    assertions: tuple[tuple[str, str], ...]  # covering assertions: (id, status)
+    files: tuple[tuple[str, str | None], ...]  # evidence files behind the row: (path, sha256)
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        acceptance = (self.acceptance,) if self.acceptance else ()
+        return self.counts + self.outcomes + acceptance + self.readbacks
+
+    @property
+    def verified(self) -> bool:
+        return all(c.verified for c in self.cells)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "evidence": list(self.evidence),
+            "counts": [c.to_dict() for c in self.counts],
+            "outcomes": [c.to_dict() for c in self.outcomes],
+            "acceptance": self.acceptance.to_dict() if self.acceptance else None,
+            "readbacks": [c.to_dict() for c in self.readbacks],
+            "limits": list(self.limits),
+            "assertions": [{"id": i, "status": s} for i, s in self.assertions],
+            "files": [{"path": p, "sha256": d} for p, d in self.files],
+        }
+
+
+@dataclass(slots=True)
+class OutcomeTable:
+    tool_version: str
+    catalogue: str
+    report: Report
+    cases: list[CaseRow] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # catalogue-level problems
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and not self.problems and all(c.verified for c in self.cases)
+
+    def status_line(self) -> str:
+        stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in self.report.stages)
+        if self.ok:
+            head = "Verification passed"
+        elif self.report.ok:
+            head = "VERIFICATION INCOMPLETE: some cells could not be established"
+        else:
+            n = len(self.report.findings)
+            plural = "s" if n != 1 else ""
+            head = f"VERIFICATION FAILED ({n} finding{plural}); marked cells are unverified"
+        return f"{head}: {stages}; {self.report.summary_line}."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tableVersion": 1,
+            "tool": {"name": "verify-evidence", "version": self.tool_version},
+            "catalogue": self.catalogue,
+            "verification": {
+                "ok": self.ok,
+                "status": self.status_line(),
+                "stages": {s.stage.value: s.status.value for s in self.report.stages},
+                "findings": [f.to_dict() for f in self.report.findings],
+            },
+            "problems": list(self.problems),
+            "cases": [c.to_dict() for c in self.cases],
+        }
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class _Builder:
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.records = report.records
+        self.digests = {f.path: f.sha256 for f in report.files}
+        self.file_problems: dict[str, list[str]] = {}
+        for f in report.files:
+            if f.status != "ok":
+                self.file_problems.setdefault(f.path, []).append(f"the file is {f.status}")
+        for finding in report.findings:
+            if finding.code.startswith("assertion."):
+                continue
+            where = finding.path + (f"#{finding.pointer}" if finding.pointer else "")
+            self.file_problems.setdefault(finding.path, []).append(f"{finding.code} at {where}")
+        self.status = {a.id: a.status.value for a in report.assertions}
+        self.reads = {a.id: a.reads for a in report.assertions}
+
+    def cell(self, spec: Any, upper: bool = False, readback: bool = False) -> Cell:
+        if not isinstance(spec, dict) or not isinstance(spec.get("label"), str):
+            raise EvalError(f"malformed value {spec!r}")
+        label = spec["label"]
+        how = "value"
+        selector = spec.get("select")
+        if selector is None:
+            selector = spec.get("count")
+            how = "distinct count" if "distinct" in spec else "count"
+        path = selector.get("file", "") if isinstance(selector, dict) else ""
+        pointer = selector.get("pointer", "") if isinstance(selector, dict) else ""
+        problems = list(dict.fromkeys(self.file_problems.get(path, [])))
+        value: Any = None
+        try:
+            if path not in self.records:
+                raise EvalError(f"{path or '(no file)'} is not a parsed record of the archive")
+            value = resolve_pointer(self.records[path], pointer)
+            if how != "value":
+                if not isinstance(value, list):
+                    raise EvalError(f"{path}#{pointer} is not an array")
+                if how == "distinct count":
+                    distinct = spec["distinct"]
+                    value = len({_show(resolve_pointer(v, distinct)) for v in value})
+                else:
+                    value = len(value)
+        except EvalError as exc:
+            problems.append(str(exc))
+            value = None
+        ids = spec.get("assertions", [])
+        statuses: list[tuple[str, str]] = []
+        for aid in ids if isinstance(ids, list) else []:
+            status = self.status.get(aid, "missing")
+            statuses.append((aid, status))
+            if status == "missing":
+                problems.append(f"assertion {aid} is not in the assertion spec")
+            elif status != AssertionStatus.PASSED.value:
+                problems.append(f"assertion {aid} {status}")
+        text = "?" if value is None and problems else _show(value)
+        if upper and isinstance(value, str):
+            text = value.upper()
+        preregistered: bool | None = None
+        evidence = spec.get("evidence") if readback else None
+        if readback and isinstance(spec.get("preregistered"), dict):
+            sel = spec["preregistered"]
+            try:
+                declared = resolve_pointer(self.records.get(sel.get("file"), {}), sel["pointer"])
+            except (EvalError, KeyError) as exc:
+                problems.append(f"preregistration declaration: {exc}")
+                declared = None
+            preregistered = declared if isinstance(declared, bool) else None
+        return Cell(
+            label=label,
+            value=value,
+            text=text,
+            path=path,
+            pointer=pointer,
+            sha256=self.digests.get(path),
+            how=how,
+            problems=tuple(problems),
+            assertions=tuple(statuses),
+            evidence=evidence if isinstance(evidence, str) else None,
+            preregistered=preregistered,
+        )
+
+    def row(self, case: dict[str, Any]) -> CaseRow:
+        counts = tuple(self.cell(v) for v in case.get("counts", []))
+        outcomes = tuple(self.cell(v) for v in case.get("outcomes", []))
+        acc_spec = case.get("acceptance")
+        acceptance = self.cell(acc_spec, upper=True) if acc_spec is not None else None
+        readbacks = tuple(self.cell(v, readback=True) for v in case.get("readbacks", []))
+        patterns = [p for p in case.get("assertions", []) if isinstance(p, str)]
+        covering = sorted(
+            aid for aid in self.status if any(fnmatch.fnmatchcase(aid, p) for p in patterns)
+        )
+        files = {c.path for c in (*counts, *outcomes, *readbacks) if c.path}
+        if acceptance and acceptance.path:
+            files.add(acceptance.path)
+        for aid in covering:
+            files.update(r.path for r in self.reads[aid])
+        return CaseRow(
+            id=str(case.get("id", "?")),
+            title=str(case.get("title", "?")),
+            kind=str(case.get("kind", "?")),
+            evidence=tuple(str(e) for e in case.get("evidence", [])),
+            counts=counts,
+            outcomes=outcomes,
+            acceptance=acceptance,
+            readbacks=readbacks,
+            limits=tuple(str(x) for x in case.get("limits", [])),
+            assertions=tuple((aid, self.status[aid]) for aid in covering),
+            files=tuple((p, self.digests.get(p)) for p in sorted(files)),
+        )
+
+
+def build_table(report: Report, catalogue: str = DEFAULT_CATALOGUE) -> OutcomeTable:
+    """The table for ``report``'s archive, from the catalogue at ``catalogue``."""
+    table = OutcomeTable(report.tool_version, catalogue, report)
+    document = report.records.get(catalogue)
+    cases = document.get("cases") if isinstance(document, dict) else None
+    if not isinstance(cases, list):
+        table.problems.append(f"{catalogue} is missing, unparsable or has no 'cases' array")
+        return table
+    builder = _Builder(report)
+    for index, case in enumerate(cases):
+        if not isinstance(case, dict):
+            table.problems.append(f"{catalogue}#/cases/{index} is not an object")
+            continue
+        try:
+            table.cases.append(builder.row(case))
+        except (EvalError, KeyError, TypeError, AttributeError) as exc:
+            table.problems.append(f"{catalogue}#/cases/{index}: {exc}")
+    return table

@@ -1,0 +1,56 @@
+"""Plain text: the verification status first, then one block per case (or one case in depth)."""
+
+from __future__ import annotations
+
+from verifier.table.columns import HEADERS, problem_lines, row_values
+from verifier.table.model import CaseRow, OutcomeTable
+
+
+def render(table: OutcomeTable) -> str:
+    lines = [table.status_line()]
+    lines.extend(f"catalogue problem: {p}" for p in table.problems)
+    width = max(len(h) for h in HEADERS[2:])
+    for row in table.cases:
+        values = row_values(row)
+        lines.append("")
+        lines.append(f"{row.title}  [{row.id}; {row.kind}]")
+        for header, value in zip(HEADERS[2:], values[2:], strict=True):
+            lines.append(f"  {header.lower():<{width}}  {value}")
+    problems = [line for row in table.cases for line in problem_lines(row)]
+    if problems:
+        lines.append("")
+        lines.append("Unverified cells:")
+        lines.extend(f"  {p}" for p in problems)
+    return "\n".join(lines) + "\n"
+
+
+def render_case(table: OutcomeTable, row: CaseRow) -> str:
+    lines = [
+        table.status_line(),
+        "",
+        f"{row.title}  [{row.id}; {row.kind}]",
+        f"  evidence: {', '.join(row.evidence)}",
+    ]
+    groups = (
+        ("counts", row.counts),
+        ("recorded outcome", row.outcomes),
+        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
+        ("later readbacks", row.readbacks),
+    )
+    for name, cells in groups:
+        lines.append(f"  {name}:")
+        if not cells:
+            lines.append("    not recorded")
+        for cell in cells:
+            state = "verified" if cell.verified else "UNVERIFIED: " + "; ".join(cell.problems)
+            lines.append(f"    {cell.shown()}  ({state})")
+            lines.append(f"      from {cell.path}#{cell.pointer} ({cell.how})")
+            lines.append(f"      sha256 {cell.sha256 or '(none: not a manifested file)'}")
+            for aid, status in cell.assertions:
+                lines.append(f"      established by {aid}: {status}")
+    lines.append("  limits: " + ("; ".join(row.limits) or "none stated"))
+    lines.append("  assertions covering the case:")
+    lines.extend(f"    {aid}: {status}" for aid, status in row.assertions)
+    lines.append("  files:")
+    lines.extend(f"    {digest or '(no digest)'}  {path}" for path, digest in row.files)
+    return "\n".join(lines) + "\n"
