@@ -30,6 +30,10 @@ ScopeOpt = Annotated[
     ),
 ]
 NoColorOpt = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour.")]
+QuietOpt = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="Print nothing on standard output; the exit code tells."),
+]
 
 
 def use_rich(auto: bool, no_color: bool) -> bool:

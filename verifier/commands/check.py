@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,52 +12,62 @@ from verifier.commands import (
     EXIT_OK,
     ManifestOpt,
     NoColorOpt,
+    QuietOpt,
     RootArg,
     ScopeOpt,
     optional_path,
     optional_tuple,
     use_rich,
 )
-
-
-class Format(StrEnum):
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
+from verifier.formats import Format
 
 
 def check(
     root: RootArg = Path("."),
     fmt: Annotated[
-        Format,
+        list[Format] | None,
         typer.Option(
             "--format",
             "-f",
-            help="auto (rich on a terminal, text otherwise), text or json.",
+            help="auto (rich on a terminal, text otherwise), text, json, markdown, junit, sarif "
+            "or github. Repeatable, paired in order with --output.",
             case_sensitive=False,
         ),
-    ] = Format.AUTO,
+    ] = None,
+    output: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the matching --format here instead of standard output. Repeatable.",
+        ),
+    ] = None,
     manifest: ManifestOpt = None,
     scope: ScopeOpt = None,
     no_color: NoColorOpt = False,
+    quiet: QuietOpt = False,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
-    Example: verify-evidence check . --format json > report.json
+    Example: verify-evidence check . --format json -o report.json --format junit -o junit.xml
     """
+    from verifier.commands.output import plan, write
+    from verifier.formats import FORMATS
     from verifier.pipeline import Options, verify
 
+    pairs = plan([f.value for f in fmt or [Format.AUTO]], list(output or []))
     report = verify(root, Options(manifest=optional_path(manifest), scope=optional_tuple(scope)))
-    if use_rich(fmt is Format.AUTO, no_color):
-        from rich.console import Console
+    for name, path in pairs:
+        if quiet and path is None:
+            continue
+        if name == Format.AUTO and path is None and use_rich(True, no_color):
+            from rich.console import Console
 
-        from verifier.terminal import show
+            from verifier.terminal import show
 
-        show(report, Console())
-    else:
-        from verifier.formats import FORMATS
-
-        sys.stdout.write(FORMATS["text" if fmt is Format.AUTO else fmt.value](report))
+            show(report, Console())
+            continue
+        write(path, FORMATS["text" if name == Format.AUTO else name](report))
     return EXIT_OK if report.ok else EXIT_FINDINGS
 
 

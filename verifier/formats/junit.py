@@ -1,0 +1,97 @@
+"""JUnit XML: a test suite per stage; a test case per file checked (integrity, validity) and
+per assertion (consistency); each finding becomes a ``<failure>`` of its test case.
+
+Deterministic: sorted cases, ``time="0"``, no timestamps or host names.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from xml.sax.saxutils import escape, quoteattr
+
+from verifier.formats.clean import clean_str
+from verifier.model import AssertionResult, AssertionStatus, Finding, Report, Stage
+
+Case = tuple[str, list[Finding]]
+
+
+def _failure(finding: Finding) -> str:
+    where = finding.path + (f":{finding.line}" if finding.line else "")
+    where += f"#{finding.pointer}" if finding.pointer else ""
+    body = f"{where}: {finding.code}: {finding.message}"
+    if finding.hint:
+        body += f" (hint: {finding.hint})"
+    return (
+        f"      <failure message={quoteattr(clean_str(finding.message))} "
+        f"type={quoteattr(finding.code)}>{escape(clean_str(body))}</failure>"
+    )
+
+
+def _suite(name: str, cases: list[Case]) -> list[str]:
+    failures = sum(1 for _, found in cases if found)
+    out = [
+        f'  <testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
+        f'errors="0" skipped="0" time="0">'
+    ]
+    for case_name, found in cases:
+        label = quoteattr(clean_str(case_name))
+        head = f'    <testcase name={label} classname={quoteattr(name)} time="0"'
+        if not found:
+            out.append(head + "/>")
+            continue
+        out.append(head + ">")
+        out.extend(_failure(f) for f in found)
+        out.append("    </testcase>")
+    out.append("  </testsuite>")
+    return out
+
+
+def _assertion_failures(result: AssertionResult) -> list[Finding]:
+    if result.status is AssertionStatus.PASSED:
+        return []
+    first = result.reads[0] if result.reads else None
+    code = "assertion.failed" if result.status is AssertionStatus.FAILED else "assertion.error"
+    return [
+        Finding(
+            code,
+            first.path if first else "",
+            f"{result.id}: {result.message}.",
+            pointer=first.pointer if first else None,
+        )
+    ]
+
+
+def _by_path(findings: list[Finding], paths: list[str], rest: str) -> list[Case]:
+    grouped: dict[str, list[Finding]] = defaultdict(list)
+    known = set(paths)
+    for finding in findings:
+        grouped[finding.path if finding.path in known else rest].append(finding)
+    cases = [(p, grouped.get(p, [])) for p in sorted(known)]
+    if grouped.get(rest):
+        cases.append((rest, grouped[rest]))
+    return cases
+
+
+def render(report: Report) -> str:
+    by_stage: dict[Stage, list[Finding]] = defaultdict(list)
+    for finding in report.findings:
+        by_stage[finding.stage].append(finding)
+    listed = [f.path for f in report.files if f.listed]
+    integrity = _by_path(by_stage[Stage.INTEGRITY], listed, "manifest")
+    validity = _by_path(by_stage[Stage.VALIDITY], sorted(report.records), "schemas")
+    consistency: list[Case] = [(a.id, _assertion_failures(a)) for a in report.assertions]
+    spec_problems = [f for f in by_stage[Stage.CONSISTENCY] if f.code == "assertion.spec-invalid"]
+    if spec_problems:
+        consistency.append(("assertion spec", spec_problems))
+    suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
+    tests = sum(len(cases) for _, cases in suites)
+    failures = sum(1 for _, cases in suites for _, found in cases if found)
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<testsuites name="verify-evidence" tests="{tests}" failures="{failures}" '
+        f'errors="0" time="0">',
+    ]
+    for name, cases in suites:
+        lines.extend(_suite(name, cases))
+    lines.append("</testsuites>")
+    return "\n".join(lines) + "\n"

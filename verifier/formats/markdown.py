@@ -1,0 +1,59 @@
+"""A Markdown summary fit for ``$GITHUB_STEP_SUMMARY``: stages, manifest, schemas,
+assertions, findings and, when the archive has a case catalogue, the outcome table."""
+
+from __future__ import annotations
+
+from verifier.formats.clean import clean_str
+from verifier.formats.text import stage_detail
+from verifier.model import AssertionStatus, Report
+
+MAX_FINDINGS = 200
+
+
+def _esc(text: str) -> str:
+    return clean_str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render(report: Report) -> str:
+    verdict = "passed" if report.ok else f"FAILED ({len(report.findings)} findings)"
+    scope = ", ".join(f"`{s}`" for s in report.scope) or "none"
+    lines = [
+        f"## verify-evidence: {verdict}",
+        "",
+        f"Manifest `{_esc(report.manifest)}`, {report.integrity.counts.get('listed', 0)} files "
+        f"listed; unlisted files looked for in {scope}. {report.summary_line}.",
+        "",
+        "| Stage | Status | Checked |",
+        "|---|---|---|",
+    ]
+    for stage in report.stages:
+        detail = stage_detail(stage) + (f" ({stage.note})" if stage.note else "")
+        lines.append(f"| {stage.stage.value} | {stage.status.value} | {_esc(detail)} |")
+    not_passed = [a for a in report.assertions if a.status is not AssertionStatus.PASSED]
+    if not_passed:
+        lines += [
+            "",
+            "### Assertions that did not pass",
+            "",
+            "| Assertion | Status | Message |",
+            "|---|---|---|",
+        ]
+        lines += [f"| `{a.id}` | {a.status.value} | {_esc(a.message)} |" for a in not_passed]
+    findings = report.findings
+    if findings:
+        lines += ["", "### Findings", "", "| Code | Where | Message |", "|---|---|---|"]
+        for f in findings[:MAX_FINDINGS]:
+            where = (
+                f.path + (f":{f.line}" if f.line else "") + (f"#{f.pointer}" if f.pointer else "")
+            )
+            lines.append(f"| `{f.code}` | `{_esc(where)}` | {_esc(f.message)} |")
+        if len(findings) > MAX_FINDINGS:
+            lines.append(f"\n{len(findings) - MAX_FINDINGS} more findings: see the JSON report.")
+    from verifier.table import DEFAULT_CATALOGUE, build_table
+    from verifier.table.markdown_view import render as render_table
+
+    if DEFAULT_CATALOGUE in report.records:
+        lines += ["", "### Per-case outcomes", ""]
+        body = render_table(build_table(report)).split("\n", 2)[2]  # drop its status line
+        lines.append(body.rstrip("\n"))
+    return "\n".join(lines) + "\n"

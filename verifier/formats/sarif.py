@@ -1,0 +1,90 @@
+"""SARIF 2.1.0: one result per finding, a rule per finding code, the file as artifact location.
+
+Deterministic: no timestamps, no absolute paths; artifact URIs are relative to the archive
+root (``%SRCROOT%``), so code-scanning UIs show them on the repository's files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from verifier.formats.clean import clean, clean_str
+from verifier.model import CODES, Report
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _rules() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": code,
+            "name": "".join(part.title() for part in code.replace(".", "-").split("-")),
+            "shortDescription": {"text": meaning[0].upper() + meaning[1:] + "."},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"stage": stage.value},
+        }
+        for code, (stage, meaning) in sorted(CODES.items())
+    ]
+
+
+def render(report: Report) -> str:
+    rules = _rules()
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    for finding in report.findings:
+        location: dict[str, Any] = {
+            "physicalLocation": {
+                "artifactLocation": {
+                    "uri": quote(clean_str(finding.path), safe="/-._~"),
+                    "uriBaseId": "%SRCROOT%",
+                }
+            }
+        }
+        if finding.line is not None:
+            location["physicalLocation"]["region"] = {"startLine": finding.line}
+        result: dict[str, Any] = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": "error",
+            "message": {"text": finding.message},
+            "locations": [location],
+        }
+        properties = {}
+        if finding.pointer is not None:
+            properties["jsonPointer"] = finding.pointer
+        if finding.hint is not None:
+            properties["hint"] = finding.hint
+        if properties:
+            result["properties"] = properties
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "verify-evidence",
+                        "version": report.tool_version,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {
+                    "%SRCROOT%": {
+                        "description": {
+                            "text": "The archive root the manifest's names are relative to."
+                        }
+                    }
+                },
+                "results": results,
+                "properties": {
+                    "summary": report.summary_line,
+                    "stages": {s.stage.value: s.status.value for s in report.stages},
+                },
+            }
+        ],
+    }
+    return orjson.dumps(clean(log), option=orjson.OPT_INDENT_2).decode() + "\n"
