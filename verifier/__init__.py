@@ -1,7 +1,16 @@
 """verifier: offline verification of evidence archives of AI-agent runs.
 
-``verify(root)`` returns a :class:`~verifier.model.Report`; the ``verify-evidence`` command is
-a thin layer over it.
+The Python API is this module's names; the ``verify-evidence`` command is a thin layer over
+them::
+
+    from verifier import verify
+
+    report = verify("path/to/archive")
+    assert report.ok, [f.to_dict() for f in report.findings]
+
+``verify`` never prints or exits; it raises :class:`UsageError` only when the run cannot go on
+at all (no manifest, the root is not a folder). Everything else is a :class:`Finding` in the
+returned :class:`Report`. Names are imported lazily so that the command starts fast.
 """
 
 from __future__ import annotations
@@ -11,16 +20,73 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from verifier.model import Report
-    from verifier.pipeline import Options
+    from verifier.model import (
+        CODES,
+        AssertionResult,
+        AssertionStatus,
+        FileEntry,
+        Finding,
+        Read,
+        Report,
+        Stage,
+        StageResult,
+        StageStatus,
+    )
+    from verifier.pipeline import Options, UsageError
+
+_LAZY = {
+    "CODES": "verifier.model",
+    "AssertionResult": "verifier.model",
+    "AssertionStatus": "verifier.model",
+    "FileEntry": "verifier.model",
+    "Finding": "verifier.model",
+    "Read": "verifier.model",
+    "Report": "verifier.model",
+    "Stage": "verifier.model",
+    "StageResult": "verifier.model",
+    "StageStatus": "verifier.model",
+    "Options": "verifier.pipeline",
+    "UsageError": "verifier.pipeline",
+}
 
 
-def verify(root: Any = ".", options: Options | None = None) -> Report:
-    """Verify the archive at ``root`` (see :func:`verifier.pipeline.verify`)."""
-    from verifier.pipeline import Options
-    from verifier.pipeline import verify as _verify
+def verify(root: Any = ".", options: Options | None = None, **settings: Any) -> Report:
+    """Verify the archive at ``root`` and return its :class:`Report`.
 
-    return _verify(root, options or Options())
+    ``settings`` are :class:`Options` fields (``manifest``, ``scope``, ``schemas_dir``,
+    ``records_dir``, ``assertions``), a shorthand for passing ``options``.
+    """
+    from verifier import pipeline
+
+    if options is None:
+        options = pipeline.Options(**settings)
+    elif settings:
+        raise TypeError("pass either options or keyword settings, not both")
+    return pipeline.verify(root, options)
 
 
-__all__ = ["__version__", "verify"]
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'verifier' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "CODES",
+    "AssertionResult",
+    "AssertionStatus",
+    "FileEntry",
+    "Finding",
+    "Options",
+    "Read",
+    "Report",
+    "Stage",
+    "StageResult",
+    "StageStatus",
+    "UsageError",
+    "__version__",
+    "verify",
+]
