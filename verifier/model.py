@@ -31,6 +31,39 @@ CODES: dict[str, tuple[Stage, str]] = {
     "manifest.unreadable": (Stage.INTEGRITY, "a listed file exists but could not be read"),
     "manifest.not-regular": (Stage.INTEGRITY, "a listed name is a directory or special file"),
     "manifest.empty": (Stage.INTEGRITY, "the manifest has no checksum lines"),
+    # Sources (verifier.sources): the one safety policy, git blob ids, BagIt bags.
+    "manifest.git-blob-mismatch": (
+        Stage.INTEGRITY,
+        "in git mode, a file's bytes do not hash to the blob id the commit records",
+    ),
+    "source.unsafe-member": (
+        Stage.INTEGRITY,
+        "an archive entry's name is absolute, has '..' or empty segments, or a NUL; refused",
+    ),
+    "source.duplicate-member": (
+        Stage.INTEGRITY,
+        "an archive holds a name more than once, or as both a file and a folder; refused",
+    ),
+    "source.name-collision": (
+        Stage.INTEGRITY,
+        "archive names equal after Unicode NFC normalisation or case folding; all refused",
+    ),
+    "source.too-large": (
+        Stage.INTEGRITY,
+        "an archive entry is over the size or compression-ratio limit (a bomb); not read",
+    ),
+    "source.unreadable": (
+        Stage.INTEGRITY,
+        "an archive is damaged (truncated, corrupt); nothing after the damage was read",
+    ),
+    "bag.malformed": (
+        Stage.INTEGRITY,
+        "a BagIt bag's declaration, bag-info.txt or data/ folder is missing or invalid",
+    ),
+    "bag.oxum-mismatch": (
+        Stage.INTEGRITY,
+        "a bag's Payload-Oxum differs from the payload's size and file count",
+    ),
     "record.invalid-json": (
         Stage.VALIDITY,
         "a record is not strict JSON (UTF-8 without BOM, no NaN, no trailing data)",
@@ -49,6 +82,33 @@ CODES: dict[str, tuple[Stage, str]] = {
         "an assertion could not be evaluated (a pointer resolves to nothing, a file is missing)",
     ),
     "assertion.spec-invalid": (Stage.CONSISTENCY, "the assertion spec cannot be used"),
+    # Tool-call transcripts (verifier.transcripts): `transcript check`, and the archive's
+    # transcript records in the validity stage.
+    "transcript.dangling-call": (
+        Stage.VALIDITY,
+        "a tool call has no result inside its answer window (before the next turn, or the end)",
+    ),
+    "transcript.orphan-result": (
+        Stage.VALIDITY,
+        "a tool result answers no call made before it",
+    ),
+    "transcript.duplicate-result": (
+        Stage.VALIDITY,
+        "a tool result answers a call that already has its result",
+    ),
+    "transcript.misplaced-result": (
+        Stage.VALIDITY,
+        "a tool result comes after its call's answer window closed",
+    ),
+    "transcript.reused-id": (Stage.VALIDITY, "a tool call reuses the id of an earlier call"),
+    "transcript.unmarked-interruption": (
+        Stage.VALIDITY,
+        "a result marked as an interruption record does not say the explicit marker",
+    ),
+    "transcript.malformed": (
+        Stage.VALIDITY,
+        "a transcript is not JSON / JSON Lines or does not fit its message shape",
+    ),
 }
 
 

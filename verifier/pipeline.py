@@ -2,18 +2,26 @@
 
 Each stage reports its own findings; a later stage never hides an earlier one (a record whose
 digest mismatched is still parsed and checked, and both findings are reported).
+
+Any source location works (a folder, a zip, a tarball, ``REPO@REV``, a BagIt bag): the
+source registry (:func:`verifier.sources.open_source`) picks the reader, and its layout says
+where the manifest and the records are.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from verifier import __version__
 from verifier.consistency import DEFAULT_SPEC, check_consistency
-from verifier.integrity import check_integrity
-from verifier.model import Report
-from verifier.sources import Source, open_source
+from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
+from verifier.manifest import normalize_name
+from verifier.model import AssertionResult, Read, Report, StageResult
+from verifier.sources import DirectorySource, Kind, Limits, Source, SourceError, open_source
+from verifier.sources.bagit import decode_name
 from verifier.validity import check_validity, is_schema_path
 
 DEFAULT_MANIFEST = "manifest.sha256"
@@ -27,11 +35,27 @@ class UsageError(Exception):
 class Options:
     """What to verify and how. The CLI fills this; the library API takes it directly."""
 
-    manifest: str | None = None  # a path; default ROOT/manifest.sha256
+    manifest: str | None = None  # a path (or a name inside an archive); default manifest.sha256
     scope: tuple[str, ...] | None = None  # folders looked in for unlisted files
     schemas_dir: str = "schemas"
     records_dir: str = "evidence"
     assertions: str = DEFAULT_SPEC
+    base: str | None = None  # the folder the manifest's names are relative to
+    rev: str | None = None  # read this commit of the git repository at the location
+    limits: Limits = field(default_factory=Limits)
+    hints: bool = True
+
+
+@dataclass(slots=True)
+class Run:
+    """A report and what the audit record adds to it: the source's identity, the manifest's
+    digest and per-file facts a source knows (git blob ids)."""
+
+    report: Report
+    source: dict[str, Any]
+    manifest_sha256: str
+    base: str
+    details: dict[str, dict[str, str]]
 
 
 def _relative_inside(path: str, root: str) -> str | None:
@@ -57,26 +81,139 @@ def read_manifest(root: str, options: Options) -> tuple[str, bytes, str | None]:
     return (rel if rel is not None else path), data, rel
 
 
-def verify_source(source: Source, root: str, options: Options = Options()) -> Report:
-    label, data, rel = read_manifest(root, options)
-    scope = [s.strip("/") or "." for s in options.scope] if options.scope is not None else None
+def _read_member(source: Source, name: str) -> bytes:
+    try:
+        with source.open(name) as stream:
+            return stream.read()
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read {name} in {source.description}: {exc.strerror or exc}"
+        ) from None
+
+
+def _manifest(source: Source, root: str, options: Options) -> tuple[str, bytes, str | None] | None:
+    """Find and read the manifest: a name inside the source, or (for a folder, or when no such
+    name is inside an archive) a local file. ``None``: reading the source stopped (at a limit
+    or at damage, each a finding of its own) before the manifest was reached."""
+    if isinstance(source, DirectorySource):
+        return read_manifest(root, options)
+    name = options.manifest or source.layout().manifest
+    member = normalize_name(name.replace(os.sep, "/"))
+    if member is not None and source.kind(member) is Kind.FILE:
+        return member, _read_member(source, member), member
+    if options.manifest and os.path.isfile(options.manifest):
+        return read_manifest(root, options)
+    if not source.complete() or source.name == "bag":
+        return None  # a finding says why: a limit, damage, or a bag without its manifest
+    raise UsageError(f"no manifest: {source.description} holds no {name}")
+
+
+def _base(source: Source, options: Options) -> str:
+    if options.base is None or options.base.strip("/") in ("", "."):
+        return ""
+    base = normalize_name(options.base.strip("/"))
+    if base is None:
+        raise UsageError(f"--base {options.base}: not a relative folder inside the source")
+    if source.kind(base) is not Kind.DIRECTORY:
+        raise UsageError(f"--base {options.base}: no such folder in {source.description}")
+    return base
+
+
+def _under(prefix: str, path: str) -> str:
+    return f"{prefix}/{path}" if prefix else path
+
+
+def _rebase(stage: StageResult, prefix: str) -> None:
+    stage.findings[:] = [replace(f, path=_under(prefix, f.path)) for f in stage.findings]
+
+
+def _rebase_assertions(results: list[AssertionResult], prefix: str) -> list[AssertionResult]:
+    return [
+        replace(r, reads=tuple(Read(_under(prefix, x.path), x.pointer) for x in r.reads))
+        for r in results
+    ]
+
+
+def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
+    into.stage.findings.extend(other.stage.findings)
+    known = {f.path for f in into.files}
+    into.files.extend(f for f in other.files if f.path not in known)
+    into.listed |= other.listed
+    for key, value in other.stage.counts.items():
+        into.stage.counts[key] = into.stage.counts.get(key, 0) + value
+
+
+def run_source(source: Source, root: str, options: Options = Options()) -> Run:
+    """Verify an open source. Raises :class:`UsageError` if it cannot run at all."""
+    layout = source.layout()
+    base = _base(source, options)
+    found = _manifest(source, root, options)
+    reached = found is not None
+    label, data, rel = found or (options.manifest or layout.manifest, b"", None)
+    preread = {name: _read_member(source, name) for name in layout.preread}
+    if rel is not None:
+        preread[rel] = data
+    content = layout.content_root or base
+    prefix = content + "/" if content else ""
     records_prefix = options.records_dir.strip("/") + "/"
 
     def is_record(path: str) -> bool:
         return path.startswith(records_prefix) and path.endswith(".json")
 
     def keep(path: str) -> bool:
-        return is_record(path) or is_schema_path(path, options.schemas_dir)
+        if not path.startswith(prefix):
+            return False
+        inner = path[len(prefix) :]
+        return is_record(inner) or is_schema_path(inner, options.schemas_dir)
 
-    integrity, used_scope = check_integrity(source, label, data, rel, scope, keep)
-    validity = check_validity(integrity.contents, options.schemas_dir, is_record)
-    spec_present = options.assertions in integrity.contents or any(
-        f.path == options.assertions for f in integrity.files
+    if not reached:
+        scope: list[str] | None = []
+    elif options.scope is not None:
+        scope = [s.strip("/") or "." for s in options.scope]
+    else:
+        scope = [layout.payload] if layout.payload else None
+    decode = decode_name if layout.percent_encoded_names else None
+    reader = FileReader(source, keep, preread)
+    integrity, used_scope = check_integrity(
+        source,
+        label,
+        data,
+        rel,
+        scope,
+        keep,
+        base=base,
+        reader=reader,
+        allow_empty=layout.payload is not None or not reached,
+        decode_name=decode,
+        hints=options.hints,
+    )
+    if not reached and not source.complete():
+        integrity.stage.note = (
+            f"The manifest {label} was not reached: the source was not read to its end."
+        )
+    for tag in layout.tag_manifests:
+        tag_data = preread.get(tag) or _read_member(source, tag)
+        tag_out, _ = check_integrity(
+            source, tag, tag_data, tag, [], keep, reader=reader, decode_name=decode, hints=False
+        )
+        _merge(integrity, tag_out)
+    integrity.stage.findings.extend(source.check_layout(preread, integrity.files))
+    integrity.stage.findings.extend(source.findings())
+
+    contents = {p[len(prefix) :]: b for p, b in integrity.contents.items() if p.startswith(prefix)}
+    listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
+    validity = check_validity(contents, options.schemas_dir, is_record)
+    spec_present = options.assertions in contents or any(
+        f.path == prefix + options.assertions for f in integrity.files
     )
     consistency, assertions = check_consistency(
-        validity.records, integrity.listed, options.assertions, spec_present
+        validity.records, listed, options.assertions, spec_present
     )
-    return Report(
+    if content:
+        _rebase(validity.stage, content)
+        _rebase(consistency, content)
+        assertions = _rebase_assertions(assertions, content)
+    report = Report(
         tool_version=__version__,
         manifest=label,
         scope=used_scope,
@@ -85,16 +222,46 @@ def verify_source(source: Source, root: str, options: Options = Options()) -> Re
         consistency=consistency,
         files=integrity.files,
         assertions=assertions,
-        records=validity.records,
+        records={_under(content, p): v for p, v in validity.records.items()},
     )
+    details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
+    return Run(report, source.identity(), hashlib.sha256(data).hexdigest(), base, details)
+
+
+def verify_source(source: Source, root: str, options: Options = Options()) -> Report:
+    return run_source(source, root, options).report
+
+
+def run(location: str | os.PathLike[str] = ".", options: Options = Options()) -> Run:
+    """Open the source at ``location`` and verify it; the source is closed afterwards."""
+    try:
+        source = open_source(
+            location,
+            rev=options.rev,
+            limits=options.limits,
+            manifest=options.manifest,
+            bag=False if options.manifest or options.base else None,
+        )
+    except SourceError as exc:
+        raise UsageError(str(exc)) from None
+    with source:
+        return run_source(source, os.fspath(location), options)
 
 
 def verify(root: str | os.PathLike[str] = ".", options: Options = Options()) -> Report:
-    """Verify the archive at ``root``. Raises :class:`UsageError` if it cannot run at all."""
-    from verifier.sources import SourceError
+    """Verify the archive at ``root`` (a folder, a zip, a tarball, ``REPO@REV``, a bag).
+    Raises :class:`UsageError` if it cannot run at all."""
+    return run(root, options).report
 
-    try:
-        source = open_source(root)
-    except SourceError as exc:
-        raise UsageError(str(exc)) from None
-    return verify_source(source, os.fspath(root), options)
+
+__all__ = [
+    "DEFAULT_MANIFEST",
+    "Options",
+    "Run",
+    "UsageError",
+    "read_manifest",
+    "run",
+    "run_source",
+    "verify",
+    "verify_source",
+]

@@ -205,6 +205,10 @@ def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any)
     }
     if not record_paths and not schema_paths:
         stage.note = "No records or schemas in the manifest's scope: nothing to check."
+    # Hook: transcript records are paired by the transcript checker (verifier.transcripts).
+    from verifier.transcripts.archive import check_transcript_records
+
+    findings.extend(check_transcript_records(out.records))
     return out
 
 

@@ -8,7 +8,7 @@ import os
 from verifier.integrity import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
 from verifier.manifest import format_manifest, normalize_name, parse_manifest
 from verifier.pipeline import DEFAULT_MANIFEST, UsageError, _relative_inside
-from verifier.sources import Kind, SourceError, open_source
+from verifier.sources import Kind, Source, SourceError, open_source
 
 DEFAULT_WRITE_SCOPE = ("evidence", "schemas")
 
@@ -21,9 +21,23 @@ def write_manifest(
 ) -> tuple[str, bytes]:
     root = os.fspath(root)
     try:
-        source = open_source(root)
+        source = open_source(root, bag=False)
     except SourceError as exc:
         raise UsageError(str(exc)) from None
+    if write and source.name != "directory":
+        source.close()
+        raise UsageError(f"cannot write a manifest into {root}: only into a folder")
+    with source:
+        return _write(source, root, manifest, scope, write)
+
+
+def _write(
+    source: Source,
+    root: str,
+    manifest: str | None,
+    scope: tuple[str, ...] | None,
+    write: bool,
+) -> tuple[str, bytes]:
     target = manifest or os.path.join(root, DEFAULT_MANIFEST)
     rel = _relative_inside(target, root)
     if scope is None:

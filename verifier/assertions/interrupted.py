@@ -1,7 +1,8 @@
 """``interrupted-tool-result``: a recovered run whose tool call ended in the explicit marker.
 
 The transcript must pair every call with exactly one result (walked in order over the whole
-history); the chosen call's one result must be the interruption marker. Optionally the run's
+history, by the same adapters and rules as ``transcript check``: :mod:`verifier.transcripts`);
+the chosen call's one result must be the interruption marker. Optionally the run's
 terminal status (e.g. ``done``) and its tool-execution count are checked beside it: a terminal
 status describes the end of the harness operation, not the external effect.
 """
@@ -19,7 +20,8 @@ from verifier.assertions.interface import (
     param,
     show,
 )
-from verifier.transcripts import pi
+from verifier.transcripts import ShapeError
+from verifier.transcripts.archive import shape_of
 from verifier.transcripts.model import pair
 
 
@@ -29,12 +31,16 @@ class InterruptedToolResult(AssertionKind):
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         marker = param(spec, "marker")
         path = param(spec, "transcript")
+        document = ctx.document(path)
+        messages = document.get("messages") if isinstance(document, dict) else None
+        if not isinstance(messages, list):
+            raise EvalError(f"{path} is not a transcript: no 'messages' array")
         try:
-            entries = pi.load(ctx.document(path))
-        except pi.ShapeError as exc:
+            entries = shape_of(messages).entries(messages)
+        except ShapeError as exc:
             raise EvalError(f"{path} is not a transcript: {exc}") from exc
         pairing = pair(entries)
-        problems = [f"{p.code} at message {p.index}: {p.message}" for p in pairing.problems]
+        problems = [f"{p.code}: {p.message}" for p in pairing.problems]
         call_id = spec.get("callId")
         if call_id is None:
             if len(pairing.calls) != 1:

@@ -13,17 +13,25 @@ from verifier.commands import (
     ManifestOpt,
     NoColorOpt,
     QuietOpt,
-    RootArg,
     ScopeOpt,
     optional_path,
     optional_tuple,
     use_rich,
 )
+from verifier.commands.sourceopts import (
+    BaseOpt,
+    GitOpt,
+    MaxBytesOpt,
+    MaxRatioOpt,
+    RevOpt,
+    SourceArg,
+    source_options,
+)
 from verifier.formats import Format
 
 
 def check(
-    root: RootArg = Path("."),
+    root: SourceArg = Path("."),
     fmt: Annotated[
         list[Format] | None,
         typer.Option(
@@ -46,8 +54,15 @@ def check(
     scope: ScopeOpt = None,
     no_color: NoColorOpt = False,
     quiet: QuietOpt = False,
+    git: GitOpt = None,
+    rev: RevOpt = None,
+    base: BaseOpt = None,
+    max_bytes: MaxBytesOpt = None,
+    max_ratio: MaxRatioOpt = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
+
+    SOURCE is a folder, a zip, a tarball, REPO@REV or a BagIt bag; nothing is extracted.
 
     Example: verify-evidence check . --format json -o report.json --format junit -o junit.xml
     """
@@ -56,7 +71,10 @@ def check(
     from verifier.pipeline import Options, verify
 
     pairs = plan([f.value for f in fmt or [Format.AUTO]], list(output or []))
-    report = verify(root, Options(manifest=optional_path(manifest), scope=optional_tuple(scope)))
+    location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
+    report = verify(
+        location, Options(manifest=optional_path(manifest), scope=optional_tuple(scope), **more)
+    )
     for name, path in pairs:
         if quiet and path is None:
             continue

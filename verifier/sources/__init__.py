@@ -1,6 +1,8 @@
 """Sources of archive files: a small plug-in family (see :mod:`verifier.sources.interface`).
 
-Only a local folder exists today; zip, tar, git and BagIt sources plug in here.
+A folder, a zip file, a tarball and a git commit hold files; a BagIt bag is a layout over any
+of them. :func:`open_source` picks the member for a location; every member applies the same
+safety policy (:mod:`verifier.sources.safety`).
 """
 
 from __future__ import annotations
@@ -8,12 +10,78 @@ from __future__ import annotations
 import os
 
 from verifier.sources.directory import DirectorySource
-from verifier.sources.interface import Kind, Source, SourceError
+from verifier.sources.interface import Kind, Layout, Source, SourceError
+from verifier.sources.safety import Limits
+
+DEFAULT_MANIFEST = "manifest.sha256"
+
+#: The source kinds, for help texts and docs: name -> what a location looks like.
+KINDS: dict[str, str] = {
+    "directory": "a folder",
+    "zip": "a .zip file",
+    "tar": "a .tar, .tar.gz/.tgz, .tar.xz or .tar.bz2 file",
+    "git": "REPO@REV, or --git REPO --rev REV: a commit read from git's objects",
+    "bag": "a BagIt bag (bagit.txt at the root) in any of the above",
+}
 
 
-def open_source(location: str | os.PathLike[str]) -> Source:
-    """The source for a location given on the command line."""
-    return DirectorySource(location)
+def _container(location: str, rev: str | None, limits: Limits) -> Source:
+    from verifier.sources.git import GitSource, split_location
+    from verifier.sources.tar import TarSource, looks_like_tar
+    from verifier.sources.zip import ZipSource, is_zip
+
+    if rev is not None:
+        return GitSource(location, rev, limits)
+    if os.path.isdir(location):
+        return DirectorySource(location)
+    if os.path.isfile(location):
+        if location.lower().endswith(".zip"):
+            return ZipSource(location, limits)
+        if looks_like_tar(location):
+            return TarSource(location, limits)
+        if is_zip(location):
+            return ZipSource(location, limits)
+        raise SourceError(
+            f"{location} is not a directory, a zip file, a tarball or REPO@REV of a git repository"
+        )
+    split = split_location(location)
+    if split is not None:
+        return GitSource(split[0], split[1], limits)
+    raise SourceError(f"{location} is not a directory")
 
 
-__all__ = ["DirectorySource", "Kind", "Source", "SourceError", "open_source"]
+def open_source(
+    location: str | os.PathLike[str],
+    rev: str | None = None,
+    limits: Limits | None = None,
+    manifest: str | None = None,
+    bag: bool | None = None,
+) -> Source:
+    """The source for a location given on the command line.
+
+    ``rev``: read this commit of the git repository at ``location``. ``manifest``: the name of
+    the manifest inside the source, if not the default (a release zip with everything inside
+    one folder is read from inside that folder when the manifest is there). ``bag``: read a
+    bag as a bag (default: when ``bagit.txt`` is at the root and no manifest is named).
+    """
+    from verifier.sources.bagit import BAGIT_TXT, BagSource
+    from verifier.sources.indexed import IndexedSource
+
+    container = _container(os.fspath(location), rev, limits or Limits())
+    if isinstance(container, IndexedSource) and container.name != "git":
+        container.reroot_for((manifest or DEFAULT_MANIFEST, BAGIT_TXT))
+    if bag is None:
+        bag = manifest is None and container.kind(BAGIT_TXT) is Kind.FILE
+    return BagSource(container) if bag else container
+
+
+__all__ = [
+    "KINDS",
+    "DirectorySource",
+    "Kind",
+    "Layout",
+    "Limits",
+    "Source",
+    "SourceError",
+    "open_source",
+]

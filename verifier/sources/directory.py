@@ -10,7 +10,14 @@ from verifier.sources.interface import Kind, Source, SourceError, Stream
 
 
 class DirectorySource(Source):
-    """Files under a root folder. Never follows a symbolic link, never writes."""
+    """Files under a root folder. Never follows a symbolic link, never writes.
+
+    Of the safety policy (:mod:`verifier.sources.safety`) only the link and device rules can
+    apply to a folder: its names are already distinct entries of this file system, and
+    nothing in it expands.
+    """
+
+    name = "directory"
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = os.path.abspath(os.fspath(root))

@@ -1,17 +1,28 @@
 """The interface every source of archive files implements.
 
 A source answers three questions about names relative to the archive root: what kind of
-thing is there (without following links), which regular files lie under a folder, and what
-are the bytes of a regular file, as a stream. Later sources (zip, tar, git, BagIt) implement
-the same interface; the integrity stage only ever talks to it.
+thing is there (without following links), which entries lie under a folder, and what are the
+bytes of a regular file, as a stream. Folders, zip files, tarballs, git commits and BagIt bags
+implement the same interface; the integrity stage only ever talks to it.
+
+Beyond the three questions a source may report what its safety policy refused
+(:meth:`Source.findings`), say what it is (:meth:`Source.identity`, for the audit record),
+name a different layout (:meth:`Source.layout`, a bag's manifests and payload folder) and help
+explain a digest that does not match (:meth:`Source.older_version`, git history).
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from enum import StrEnum
 from io import BufferedIOBase, RawIOBase
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verifier.model import FileEntry, Finding
 
 Stream = RawIOBase | BufferedIOBase
 
@@ -20,12 +31,35 @@ class Kind(StrEnum):
     FILE = "file"
     MISSING = "missing"
     DIRECTORY = "directory"
-    LINK = "link"  # the name, or a folder on its way, is a symbolic link
-    OTHER = "other"  # device, FIFO, socket
+    LINK = "link"  # the name, or a folder on its way, is a symbolic link (or a hard link member)
+    OTHER = "other"  # device, FIFO, socket, git submodule
+    REFUSED = "refused"  # refused by the safety policy (reported by Source.findings)
 
 
 class SourceError(Exception):
     """The source as a whole cannot be read (the run cannot go on)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a source keeps its manifests and its records.
+
+    ``manifest`` is the default manifest (a name inside the source); ``tag_manifests`` are
+    further manifests checked with no scope for unlisted files (a bag's tag manifest);
+    ``content_root`` is the folder the records, schemas and assertion spec are relative to
+    (a bag's ``data``); ``preread`` names files the layout itself parses (``bagit.txt``),
+    read once and hashed from the same bytes if a manifest lists them; ``payload``, when set,
+    is the fixed scope for unlisted files (and a manifest listing nothing is then valid);
+    ``percent_encoded_names``: manifest names encode CR, LF and ``%`` as ``%0D``, ``%0A``,
+    ``%25`` (BagIt).
+    """
+
+    manifest: str = "manifest.sha256"
+    tag_manifests: tuple[str, ...] = ()
+    content_root: str = ""
+    preread: tuple[str, ...] = ()
+    payload: str | None = None
+    percent_encoded_names: bool = False
 
 
 class Source(abc.ABC):
@@ -33,6 +67,8 @@ class Source(abc.ABC):
 
     #: a short human description, e.g. the folder's path
     description: str
+    #: the family member: directory, zip, tar, git, bag
+    name: str = "source"
 
     @abc.abstractmethod
     def kind(self, name: str) -> Kind:
@@ -48,3 +84,56 @@ class Source(abc.ABC):
     @abc.abstractmethod
     def open(self, name: str) -> Stream:
         """A binary stream of a regular file. Raises ``OSError`` if it cannot be read."""
+
+    def read_many(self, names: Iterable[str]) -> Iterator[tuple[str, Stream | OSError]]:
+        """Streams of several regular files, in the order that suits the source (a tarball
+        yields them in archive order, in one pass). A file that cannot be opened comes with
+        the ``OSError``; each stream must be read (or closed) before the next is asked for."""
+        for name in sorted(set(names)):
+            try:
+                yield name, self.open(name)
+            except OSError as exc:
+                yield name, exc
+
+    def findings(self) -> list[Finding]:
+        """What the safety policy refused (``source.*`` findings), and anything else the source
+        itself found (a git blob that does not hash to its id). Complete once read."""
+        return []
+
+    def complete(self) -> bool:
+        """False when the source was not read to its end (a limit, or damage)."""
+        return True
+
+    def identity(self) -> dict[str, Any]:
+        """What was verified, for the audit record: kind, location, digest or commit."""
+        return {"kind": self.name, "location": self.description}
+
+    def details(self, name: str) -> dict[str, str]:
+        """Source-specific facts about one file for the audit record (a git blob id)."""
+        return {}
+
+    def layout(self) -> Layout:
+        """Where this source keeps its manifest and records."""
+        return Layout()
+
+    def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
+        """Findings about the layout's own files (a bag's declaration and Payload-Oxum)."""
+        return []
+
+    def older_version(self, name: str, sha256: str) -> str | None:
+        """If ``name`` held bytes with this SHA-256 in the source's history, say where."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 (most sources hold nothing open)
+        """Release whatever the source holds open (a file, a git process)."""
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,5 +1,57 @@
-"""Tool-call transcripts: one common model, one adapter per message shape.
+"""Tool-call transcripts: one common model, one adapter per message shape, one registry.
 
-Only the Pi AI shape used by the bundled archive exists today; other shapes (OpenAI, Anthropic,
-Gemini, pydantic-ai) plug in as adapters onto :mod:`verifier.transcripts.model`.
+The pairing rules live once, in :mod:`verifier.transcripts.model`; each module below only
+maps its format onto that model and writes its own form of the explicit interruption result.
+The registry's order is the order ``--shape`` lists and detection falls back through.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.transcripts.anthropic import Anthropic
+from verifier.transcripts.gemini import Gemini
+from verifier.transcripts.interface import Shape, ShapeError
+from verifier.transcripts.openai_chat import OpenAIChat
+from verifier.transcripts.openai_responses import OpenAIResponses
+from verifier.transcripts.pi import Pi
+from verifier.transcripts.pydantic_ai import PydanticAI
+
+SHAPES: dict[str, Shape] = {
+    shape.name: shape
+    for shape in (OpenAIChat(), OpenAIResponses(), Anthropic(), Gemini(), PydanticAI(), Pi())
+}
+
+
+class UndetectableShape(ValueError):
+    """No shape, or more than one, fits the messages: the caller must name one."""
+
+
+def detect(messages: list[Any]) -> tuple[Shape, bool]:
+    """The shape of ``messages`` and whether it was told by its features (``False``: assumed,
+    because nothing in the history tells the shapes apart; then no shape finds a call).
+
+    Raises :class:`UndetectableShape`.
+    """
+    hits = [shape for shape in SHAPES.values() if shape.features(messages)]
+    if len(hits) == 1:
+        return hits[0], True
+    if hits:
+        names = " and ".join(shape.name for shape in hits)
+        raise UndetectableShape(f"the messages look like {names}; name one with --shape")
+    # Nothing only one shape has: a plain role/content history reads the same in every
+    # shape that takes it (no calls, no results), so the first that takes it is assumed.
+    plain = all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages)
+    for shape in SHAPES.values() if plain else ():
+        try:
+            entries = shape.entries(messages)
+        except ShapeError:
+            continue
+        if not any(e.calls or e.results for e in entries):
+            return shape, False
+    raise UndetectableShape(
+        "the messages fit no known shape (" + ", ".join(SHAPES) + "); name one with --shape"
+    )
+
+
+__all__ = ["SHAPES", "Shape", "ShapeError", "UndetectableShape", "detect"]

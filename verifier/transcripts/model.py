@@ -1,9 +1,24 @@
-"""The common transcript model and the pairing rules, walked in order over the whole history.
+"""The common transcript model and the pairing rules, walked once, in order, over the whole
+history.
 
-Every tool call gets exactly one result inside its answer window: from the entry that made
-the call to the next entry that is not a tool result. A call interrupted before its result
-must be closed by an explicit result (``not run: the turn was interrupted``), anywhere in
-the history, not only at its end.
+Every shape adapter turns a message list into :class:`Entry` values, each an ordered tuple of
+parts: a :class:`Call`, a :class:`Result`, or a :class:`Boundary` (anything that starts a new
+turn: user text, a system prompt, the start of an assistant message). The rules live here:
+
+* a call is answered only by a result that comes after the message that made it and before
+  the next boundary (its *answer window*); a call still open at a boundary, or at the end of
+  the history, is **dangling**;
+* a result answers the first call that is still open at that point with its id; a result
+  without an id (legacy OpenAI functions, Gemini) answers the first open call without an id
+  that has its tool name (Gemini: the first open call with its tool name);
+* a result that answers nothing is an **orphan** (no such call before it), a **duplicate** (the
+  call already has its result) or **misplaced** (the call's window had already closed);
+* a call id used a second time is **reused** (the second call still gets paired);
+* a result the shape marks as an interruption record must say :data:`INTERRUPTED_MARKER`.
+
+Because the walk is in order, a late result, a duplicate, a reused id or a result placed
+before its call can never hide a dangling call (the failure mode of comparing id sets), and a
+dangling call followed by new user text is found wherever it sits (seed 004).
 """
 
 from __future__ import annotations
@@ -12,124 +27,227 @@ from dataclasses import dataclass, field
 
 INTERRUPTED_MARKER = "not run: the turn was interrupted"
 
+DANGLING = "transcript.dangling-call"
+ORPHAN = "transcript.orphan-result"
+DUPLICATE = "transcript.duplicate-result"
+MISPLACED = "transcript.misplaced-result"
+REUSED = "transcript.reused-id"
+UNMARKED = "transcript.unmarked-interruption"
+MALFORMED = "transcript.malformed"
+
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """A tool call: message ``index``, the part's position ``slot`` in that message."""
+
     index: int
-    id: str
+    slot: int
+    id: str  # the call id; for shapes without ids, a positional name "#<index>.<n>"
     name: str
+    has_id: bool = True
+    pointer: str = ""  # the part, relative to the message
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
+    """A tool result. ``call_id`` is ``None`` where the shape pairs by position and name."""
+
     index: int
-    call_id: str
+    slot: int
+    call_id: str | None
+    name: str | None
     content: str
     is_error: bool = False
+    interrupted: bool = False  # the shape marks it as an interruption record
+    pointer: str = ""
+    loose: bool = False  # without an id, it may also answer a call that has one (Gemini)
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """Something that starts a new turn: every open answer window closes here."""
+
+    index: int
+    slot: int
+
+
+Part = Call | Result | Boundary
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One message. ``is_result`` entries hold results only; any other entry closes windows."""
+    """One message (or item) of the history, as an ordered tuple of parts."""
 
     index: int
     role: str
-    is_result: bool
-    calls: tuple[Call, ...] = ()
-    results: tuple[Result, ...] = ()
+    parts: tuple[Part, ...] = ()
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Call))
+
+    @property
+    def results(self) -> tuple[Result, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Result))
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where an answer window closed: before part ``slot`` of message ``index``; an ``index``
+    equal to the number of messages means the end of the history."""
+
+    index: int
+    slot: int
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    # transcript.dangling-call | orphan-result | duplicate-result | misplaced-result | reused-id
     code: str
     index: int
+    slot: int
     call_id: str
     tool: str
     message: str
+    pointer: str = ""
+
+    def sort_key(self) -> tuple[int, int, str, str]:
+        return (self.index, self.slot, self.code, self.call_id)
 
 
 @dataclass(slots=True)
 class Pairing:
+    """What the walk found. ``calls`` holds the first call per id; ``results`` the results that
+    answered a call, by call id; ``answers`` the same per call."""
+
     calls: dict[str, Call] = field(default_factory=dict)
     results: dict[str, list[Result]] = field(default_factory=dict)
+    answers: dict[Call, Result] = field(default_factory=dict)
+    dangling: list[tuple[Call, Position]] = field(default_factory=list)
+    unmatched: list[tuple[Result, str]] = field(default_factory=list)  # result, code
     problems: list[Problem] = field(default_factory=list)
+    entries: int = 0
+
+
+def _where(index: int, entries: int) -> str:
+    return "the end of the history" if index >= entries else f"message {index}"
+
+
+class _Walk:
+    def __init__(self, entries: int) -> None:
+        self.out = Pairing(entries=entries)
+        self.open: list[Call] = []
+        self.by_id: dict[str, list[Call]] = {}
+        self.by_name: dict[str, list[Call]] = {}
+        self.closed_at: dict[Call, Position] = {}
+
+    def problem(self, code: str, part: Call | Result, call_id: str, tool: str, text: str) -> None:
+        self.out.problems.append(
+            Problem(code, part.index, part.slot, call_id, tool, text, part.pointer)
+        )
+
+    def close(self, at: Position) -> None:
+        where = _where(at.index, self.out.entries)
+        for call in self.open:
+            self.closed_at[call] = at
+            self.out.dangling.append((call, at))
+            self.problem(
+                DANGLING,
+                call,
+                call.id,
+                call.name,
+                f"message {call.index}: call {call.id} ({call.name}) has no result before {where}",
+            )
+        self.open.clear()
+
+    def register(self, calls: list[Call]) -> None:
+        for call in calls:
+            if call.has_id and call.id in self.by_id:
+                first = self.by_id[call.id][0]
+                self.problem(
+                    REUSED,
+                    call,
+                    call.id,
+                    call.name,
+                    f"message {call.index}: call id {call.id} ({call.name}) was already used "
+                    f"in message {first.index}",
+                )
+            if call.has_id:
+                self.by_id.setdefault(call.id, []).append(call)
+                self.out.calls.setdefault(call.id, call)
+            self.by_name.setdefault(call.name, []).append(call)
+            self.open.append(call)
+
+    def match(self, result: Result) -> None:
+        if result.call_id is not None:
+            target = next((c for c in self.open if c.has_id and c.id == result.call_id), None)
+            earlier = self.by_id.get(result.call_id, [])
+        else:
+            target = next(
+                (
+                    c
+                    for c in self.open
+                    if (not c.has_id or result.loose)
+                    and (result.name is None or c.name == result.name)
+                ),
+                None,
+            )
+            earlier = [
+                c for c in self.by_name.get(result.name or "", []) if not c.has_id or result.loose
+            ]
+        if target is not None:
+            self.open.remove(target)
+            self.out.answers[target] = result
+            self.out.results.setdefault(target.id, []).append(result)
+            if result.interrupted and result.content.strip() != INTERRUPTED_MARKER:
+                self.problem(
+                    UNMARKED,
+                    result,
+                    target.id,
+                    target.name,
+                    f"message {result.index}: the result for {target.id} ({target.name}) is "
+                    f"marked as an interruption record but does not say "
+                    f"{INTERRUPTED_MARKER!r}",
+                )
+            return
+        prior = earlier[-1] if earlier else None
+        tool = prior.name if prior is not None else (result.name or "?")
+        if prior is None:
+            code = ORPHAN
+            what = f"{result.call_id} ({tool})" if result.call_id is not None else tool
+            text = f"the result for {what} answers no call made before it"
+        elif prior in self.out.answers:
+            code = DUPLICATE
+            text = (
+                f"call {prior.id} ({tool}) already has its result in message "
+                f"{self.out.answers[prior].index}"
+            )
+        else:
+            code = MISPLACED
+            closed = self.closed_at[prior]
+            text = (
+                f"the result for {prior.id} ({tool}) comes after its call's answer window "
+                f"closed at {_where(closed.index, self.out.entries)}"
+            )
+        call_id = prior.id if prior is not None else (result.call_id or "")
+        self.out.unmatched.append((result, code))
+        self.problem(code, result, call_id, tool, f"message {result.index}: {text}")
 
 
 def pair(entries: list[Entry]) -> Pairing:
     """Walk the history in order; a result answers only a call still open at that point."""
-    out = Pairing()
-    open_calls: dict[str, Call] = {}
-    unanswered_closed: dict[str, Call] = {}
-
-    def close_window(at: int) -> None:
-        for call in open_calls.values():
-            out.problems.append(
-                Problem(
-                    "transcript.dangling-call",
-                    call.index,
-                    call.id,
-                    call.name,
-                    f"call {call.id} ({call.name}) has no result before entry {at}",
-                )
-            )
-            unanswered_closed[call.id] = call
-        open_calls.clear()
-
+    walk = _Walk(len(entries))
     for entry in entries:
-        if not entry.is_result:
-            close_window(entry.index)
-            for call in entry.calls:
-                if call.id in out.calls:
-                    out.problems.append(
-                        Problem(
-                            "transcript.reused-id",
-                            call.index,
-                            call.id,
-                            call.name,
-                            f"call id {call.id} was already used at entry "
-                            f"{out.calls[call.id].index}",
-                        )
-                    )
-                    continue
-                out.calls[call.id] = call
-                open_calls[call.id] = call
-            continue
-        for result in entry.results:
-            known = out.calls.get(result.call_id)
-            name = known.name if known else "?"
-            if result.call_id in open_calls:
-                del open_calls[result.call_id]
-                out.results.setdefault(result.call_id, []).append(result)
-            elif result.call_id in out.results:
-                out.problems.append(
-                    Problem(
-                        "transcript.duplicate-result",
-                        result.index,
-                        result.call_id,
-                        name,
-                        f"call {result.call_id} already has a result",
-                    )
-                )
-            elif result.call_id in unanswered_closed:
-                out.problems.append(
-                    Problem(
-                        "transcript.misplaced-result",
-                        result.index,
-                        result.call_id,
-                        name,
-                        f"result for {result.call_id} comes after its answer window closed",
-                    )
-                )
+        made: list[Call] = []
+        for part in entry.parts:
+            if isinstance(part, Boundary):
+                walk.close(Position(part.index, part.slot))
+            elif isinstance(part, Call):
+                made.append(part)
             else:
-                out.problems.append(
-                    Problem(
-                        "transcript.orphan-result",
-                        result.index,
-                        result.call_id,
-                        name,
-                        f"result for {result.call_id} answers no open call",
-                    )
-                )
-    close_window(len(entries))
-    return out
+                walk.match(part)
+        # A message's calls open after the whole message: a result in the same message as its
+        # call is not in the call's window.
+        walk.register(made)
+    walk.close(Position(len(entries), 0))
+    walk.out.problems.sort(key=Problem.sort_key)
+    return walk.out

@@ -1,0 +1,153 @@
+"""``verify-evidence audit``: the record of a published zip and of a git commit, its schema,
+its determinism (apart from createdAt), and that it is never written into the audited folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+from referencing import Registry, Resource
+
+from tests.archives import git, git_repo, snapshot, zip_tree
+from tests.conftest import REPO
+
+
+def cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        check=False,
+    )
+
+
+def validator() -> Draft202012Validator:
+    resources = []
+    for name in ("audit.schema.json", "report.schema.json"):
+        schema = json.loads((REPO / "schemas" / name).read_text(encoding="utf-8"))
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    registry: Registry[Any] = Registry().with_resources(resources)
+    audit = json.loads((REPO / "schemas/audit.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(audit, registry=registry, format_checker=FormatChecker())
+
+
+def audit(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:
+    proc = cli("audit", *args, env=env)
+    assert proc.stderr == ""
+    return proc.returncode, json.loads(proc.stdout), proc.stdout
+
+
+def test_audit_of_a_published_zip(archive: Path, tmp_path: Path) -> None:
+    path = zip_tree(archive, tmp_path / "evidence-1.0.zip", prefix="evidence-1.0/")
+    out = tmp_path / "audit.json"
+    proc = cli("audit", str(path), "-o", str(out))
+    assert proc.returncode == 0, proc.stdout
+    assert "No findings." in proc.stdout
+    record = json.loads(out.read_text(encoding="utf-8"))
+    validator().validate(record)
+    source = record["source"]
+    assert source["kind"] == "zip"
+    assert source["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert source["rootFolder"] == "evidence-1.0"
+    assert record["ok"] is True and record["findings"] == []
+    manifest = (archive / "manifest.sha256").read_bytes()
+    assert record["manifest"] == {
+        "path": "manifest.sha256",
+        "sha256": hashlib.sha256(manifest).hexdigest(),
+        "base": "",
+    }
+    digests = {f["path"]: f["sha256"] for f in record["files"]}
+    for name, digest in digests.items():
+        assert hashlib.sha256((archive / name).read_bytes()).hexdigest() == digest
+    assert len(digests) == len(manifest.splitlines())
+    assert [s["stage"] for s in record["stages"]] == ["integrity", "validity", "consistency"]
+
+
+def test_audit_of_a_git_commit_names_the_commit_and_each_blob(archive: Path) -> None:
+    git_repo(archive)
+    code, record, _ = audit("--git", str(archive), "--rev", "main")
+    assert code == 0
+    validator().validate(record)
+    commit = git(archive, "rev-parse", "HEAD").strip()
+    assert record["source"]["commit"] == commit
+    assert record["source"]["objectFormat"] == "sha1"
+    assert record["source"]["blobsConfirmed"] >= len(record["files"])
+    for entry in record["files"]:
+        assert entry["gitBlob"] == git(archive, "rev-parse", f"HEAD:{entry['path']}").strip()
+
+
+def test_the_record_is_deterministic_apart_from_its_timestamp(archive: Path) -> None:
+    first = audit(str(archive))[1]
+    second = audit(str(archive))[1]
+    assert first.pop("createdAt") and second.pop("createdAt")
+    assert first == second
+    fixed = {"SOURCE_DATE_EPOCH": "1767225600"}
+    one, two = audit(str(archive), env=fixed)[2], audit(str(archive), env=fixed)[2]
+    assert one == two
+    assert json.loads(one)["createdAt"] == "2026-01-01T00:00:00Z"
+
+
+def test_findings_are_recorded_with_their_stage_and_exit_1(archive: Path, tmp_path: Path) -> None:
+    (archive / "evidence/README.md").write_text("changed\n", encoding="utf-8")
+    (archive / "evidence/stray.json").write_text("{}", encoding="utf-8")
+    code, record, _ = audit(str(archive))
+    assert code == 1
+    validator().validate(record)
+    assert record["ok"] is False
+    found = {(f["stage"], f["code"], f["path"]) for f in record["findings"]}
+    assert ("integrity", "manifest.mismatch", "evidence/README.md") in found
+    assert ("integrity", "manifest.unlisted", "evidence/stray.json") in found
+    assert record["stages"][0]["findings"] == sum(
+        1 for f in record["findings"] if f["stage"] == "integrity"
+    )
+
+
+def test_the_record_is_never_written_into_the_audited_folder(archive: Path) -> None:
+    before = snapshot(archive)
+    proc = cli("audit", str(archive), "-o", str(archive / "audit.json"))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("verify-evidence: error: refusing")
+    assert snapshot(archive) == before
+
+
+def test_audit_of_a_hostile_zip(tmp_path: Path) -> None:
+    import zipfile
+
+    path = tmp_path / "hostile.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("manifest.sha256", b"")
+        archive.writestr("/etc/evil", b"x")
+    code, record, _ = audit(str(path))
+    assert code == 1
+    validator().validate(record)
+    codes = {f["code"] for f in record["findings"]}
+    assert codes == {"source.unsafe-member", "manifest.empty"}
+
+
+def test_audit_of_a_bag(archive: Path) -> None:
+    bagit = pytest.importorskip("bagit")
+    bagit.make_bag(str(archive), checksums=["sha256", "sha512"])
+    code, record, _ = audit(str(archive))
+    assert code == 0
+    validator().validate(record)
+    assert record["source"]["kind"] == "bag"
+    assert record["source"]["uncheckedManifests"] == [
+        "manifest-sha512.txt",
+        "tagmanifest-sha512.txt",
+    ]
+
+
+def test_the_audit_schema_is_part_of_the_bundled_archive() -> None:
+    listed = (REPO / "manifest.sha256").read_text(encoding="utf-8")
+    assert "schemas/audit.schema.json" in listed  # so the validity stage checks it too

@@ -1,0 +1,105 @@
+"""The real command on every kind of source: same report, same exit codes, one line on
+stderr when it cannot run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.archives import git_repo, snapshot, tar_tree, zip_tree
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_check_gives_the_same_json_from_every_kind_of_source(archive: Path, tmp_path: Path) -> None:
+    folder = cli("check", str(archive), "--format", "json")
+    assert folder.returncode == 0, folder.stdout
+    repo = tmp_path / "repo"
+    shutil.copytree(archive, repo)
+    git_repo(repo)
+    for args in (
+        [str(zip_tree(archive, tmp_path / "a.zip"))],
+        [str(tar_tree(archive, tmp_path / "a.tar.xz", "w:xz"))],
+        [f"{repo}@HEAD"],
+        ["--git", str(repo), "--rev", "main"],
+        ["--git", str(repo)],
+        [str(repo), "--rev", "HEAD"],
+    ):
+        proc = cli("check", *args, "--format", "json")
+        assert (proc.returncode, proc.stderr) == (0, ""), args
+        assert proc.stdout == folder.stdout, args
+
+
+def test_check_of_a_bag(archive: Path) -> None:
+    bagit = pytest.importorskip("bagit")
+    bagit.make_bag(str(archive), checksums=["sha256"])
+    proc = cli("check", str(archive), "--format", "text")
+    assert proc.returncode == 0, proc.stdout
+    assert "No findings." in proc.stdout
+    (archive / "data" / "evidence" / "README.md").write_text("changed\n")
+    proc = cli("check", str(archive), "--format", "text")
+    assert proc.returncode == 1
+    assert "data/evidence/README.md:" in proc.stdout and "manifest.mismatch" in proc.stdout
+
+
+def test_check_of_a_hostile_zip_exits_1_and_writes_nothing(tmp_path: Path) -> None:
+    import zipfile
+
+    path = tmp_path / "hostile.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("manifest.sha256", b"")
+        archive.writestr("../../escaped.txt", b"x")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    before = snapshot(tmp_path)
+    proc = cli("check", str(path), "--format", "text", cwd=cwd)
+    assert proc.returncode == 1
+    assert "../../escaped.txt: source.unsafe-member: Refused" in proc.stdout
+    assert snapshot(tmp_path) == before
+    assert not (tmp_path.parent / "escaped.txt").exists()
+
+
+def test_limits_are_options(archive: Path, tmp_path: Path) -> None:
+    path = zip_tree(archive, tmp_path / "a.zip")
+    proc = cli("check", str(path), "--max-bytes", "10K", "--format", "text")
+    assert proc.returncode == 1
+    assert "source.too-large" in proc.stdout
+    assert cli("check", str(path), "--max-bytes", "1G", "--max-ratio", "50").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "nothing.zip"),
+        ("check", "--max-bytes", "lots"),
+        ("check", "--max-ratio", "0.5"),
+        ("check", "REPO", "--git", "REPO"),
+        ("check", "REPO@no-such-rev"),
+        ("check", "--git", "REPO", "--rev", "no-such-rev"),
+        ("check", "REPO@HEAD", "--base", "../up"),
+        ("check", "notes.txt"),
+    ],
+)
+def test_sources_that_cannot_be_read_exit_2_with_one_line(
+    args: tuple[str, ...], archive: Path, tmp_path: Path
+) -> None:
+    git_repo(archive)
+    (tmp_path / "notes.txt").write_text("not an archive\n")
+    argv = [a.replace("REPO", str(archive)) for a in args]
+    proc = cli(*argv, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("verify-evidence: error: ")

@@ -1,0 +1,91 @@
+"""Git sources: a commit is read from git's objects (no checkout, nothing written), in both
+object formats, and every file's bytes are confirmed against the blob id git recorded."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+
+from tests.archives import commit_all, git, git_repo, snapshot
+from tests.conftest import write_archive
+from verifier import verify
+from verifier.pipeline import UsageError, run
+from verifier.sources.git import split_location
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_a_commit_is_verified_and_each_blob_confirmed(archive: Path, object_format: str) -> None:
+    git_repo(archive, object_format)
+    result = run(f"{archive}@HEAD")
+    assert result.report.findings == []
+    commit = git(archive, "rev-parse", "HEAD").strip()
+    assert result.source["commit"] == commit
+    assert result.source["objectFormat"] == object_format
+    assert len(commit) == (40 if object_format == "sha1" else 64)
+    listed = [f for f in result.report.files if f.listed]
+    assert result.source["blobsConfirmed"] >= len(listed)
+    for entry in listed:
+        blob = git(archive, "rev-parse", f"HEAD:{entry.path}").strip()
+        assert result.details[entry.path] == {"gitBlob": blob}
+        data = (archive / entry.path).read_bytes()
+        header = b"blob %d\0" % len(data)
+        assert hashlib.new(object_format, header + data).hexdigest() == blob
+
+
+def test_the_commit_is_read_without_a_checkout_and_nothing_is_written(archive: Path) -> None:
+    git_repo(archive)
+    for child in archive.iterdir():  # an empty working tree: only git's objects remain
+        if child.name != ".git":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    before = snapshot(archive)
+    assert verify(f"{archive}@HEAD").ok
+    assert snapshot(archive) == before
+
+
+def test_a_damaged_object_store_is_a_blob_mismatch(tmp_path: Path) -> None:
+    root = git_repo(write_archive(tmp_path / "r", {"data/a.txt": b"alpha\n"}))
+    blob = git(root, "rev-parse", "HEAD:data/a.txt").strip()
+    loose = root / ".git" / "objects" / blob[:2] / blob[2:]
+    os.chmod(loose, 0o644)
+    loose.write_bytes(zlib.compress(b"blob 6\0alphA\n"))  # same size, other bytes
+    report = verify(f"{root}@HEAD")
+    found = sorted((f.code, f.path) for f in report.findings)
+    assert found == [
+        ("manifest.git-blob-mismatch", "data/a.txt"),
+        ("manifest.mismatch", "data/a.txt"),
+    ]
+
+
+def test_symlinks_in_a_commit_are_links(tmp_path: Path) -> None:
+    root = write_archive(tmp_path / "r", {"data/a.txt": b"alpha\n"})
+    (root / "data" / "link").symlink_to("/etc/passwd")
+    git_repo(root)
+    report = verify(f"{root}@HEAD")
+    assert sorted((f.code, f.path) for f in report.findings) == [("manifest.unlisted", "data/link")]
+
+
+def test_older_revisions_and_locations(tmp_path: Path) -> None:
+    root = git_repo(write_archive(tmp_path / "r@x", {"data/a.txt": b"one\n"}))
+    first = git(root, "rev-parse", "HEAD").strip()
+    write_archive(root, {"data/a.txt": b"two\n"})
+    commit_all(root, "second")
+    assert verify(f"{root}@HEAD").ok
+    assert verify(f"{root}@{first}").ok
+    assert verify(f"{root}@HEAD~1").ok
+    assert split_location(f"{root}@HEAD~1") == (str(root), "HEAD~1")
+    assert split_location(str(tmp_path / "nothing@HEAD")) is None
+    with pytest.raises(UsageError):
+        verify(f"{root}@{'0' * 40}")
+
+
+def test_a_folder_that_is_not_a_repository_cannot_run(tmp_path: Path) -> None:
+    root = write_archive(tmp_path / "plain", {"data/a.txt": b"a"})
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    with pytest.raises(UsageError, match="not a commit"):
+        verify(f"{root}@HEAD")

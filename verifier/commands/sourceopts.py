@@ -1,0 +1,103 @@
+"""Options every command that reads a source takes: the source itself, ``--git``/``--rev``,
+``--base`` and the safety limits. Shared by ``check`` and ``audit``."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from verifier.sources.safety import Limits
+
+SourceArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="SOURCE",
+        help="What to verify: a folder, a .zip, a .tar/.tar.gz/.tgz/.tar.xz, REPO@REV (a git "
+        "commit, read from git's objects) or a BagIt bag in any of these. Default: '.'.",
+    ),
+]
+GitOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--git", help="A git repository: verify the commit --rev (default HEAD) without checkout."
+    ),
+]
+RevOpt = Annotated[
+    str | None,
+    typer.Option("--rev", help="The git revision to read (with --git, or of SOURCE)."),
+]
+BaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--base",
+        help="The folder (inside SOURCE) the manifest's names are relative to. Default: SOURCE's "
+        "root; when that fails, the report says which base would have matched.",
+    ),
+]
+MaxBytesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-bytes",
+        help="Refuse archive entries past this total uncompressed size (e.g. 500M, 8G). "
+        "Default 4G.",
+    ),
+]
+MaxRatioOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-ratio",
+        help="Refuse zip members and compressed tarballs that expand more than this many times "
+        "(checked above 1 MiB). Default 100.",
+    ),
+]
+
+_SIZE = re.compile(r"^\s*([0-9]+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    from verifier.pipeline import UsageError
+
+    match = _SIZE.match(text)
+    if match is None:
+        raise UsageError(f"--max-bytes {text}: not a size (use e.g. 500M or 8G)")
+    power = " KMGT".index(match.group(2).upper() or " ")
+    return int(match.group(1)) << (10 * power)
+
+
+def limits_of(max_bytes: str | None, max_ratio: float | None) -> Limits:
+    from verifier.pipeline import UsageError
+    from verifier.sources.safety import Limits
+
+    limits = Limits()
+    if max_bytes is not None:
+        limits = Limits(parse_size(max_bytes), limits.max_ratio)
+    if max_ratio is not None:
+        if max_ratio < 1:
+            raise UsageError("--max-ratio must be at least 1")
+        limits = Limits(limits.max_bytes, max_ratio)
+    return limits
+
+
+def source_options(
+    source: Path,
+    git: Path | None,
+    rev: str | None,
+    base: str | None,
+    max_bytes: str | None,
+    max_ratio: float | None,
+) -> tuple[str, dict[str, Any]]:
+    """The location to open and the :class:`~verifier.pipeline.Options` fields for it."""
+    from verifier.pipeline import UsageError
+
+    location = os.fspath(source)
+    if git is not None:
+        if location != ".":
+            raise UsageError("give either SOURCE or --git REPO, not both")
+        location = os.fspath(git)
+        rev = rev or "HEAD"
+    return location, {"rev": rev, "base": base, "limits": limits_of(max_bytes, max_ratio)}

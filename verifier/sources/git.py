@@ -1,0 +1,318 @@
+"""A git commit, read from git's object database with the ``git`` program: no checkout, no
+working tree, nothing written (``GIT_OPTIONAL_LOCKS=0``), no network (``protocol.allow=never``
+and no lazy fetching), no replace objects (the commit's own objects, not substitutes).
+
+The tree is listed once (``git ls-tree -r -z -l``) and admitted by the safety policy; file
+bytes are streamed from one ``git cat-file --batch`` process. While a blob streams through, its
+git object id is recomputed (SHA-1 or SHA-256, the repository's object format) and compared
+with the id the tree records: a difference is a ``manifest.git-blob-mismatch`` finding.
+
+The standard library has no git reader, and the project takes no runtime dependency for one:
+the ``git`` program is what anyone auditing a git commit already has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+from typing import IO, Any
+
+from verifier.model import Finding
+from verifier.sources.indexed import IndexedSource
+from verifier.sources.interface import SourceError, Stream
+from verifier.sources.safety import EntryType, IndexBuilder, Limits
+
+MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint
+MAX_HISTORY_PATHS = 200  # paths whose history is searched in one run
+_TYPES = {
+    "100644": EntryType.FILE,
+    "100755": EntryType.FILE,
+    "100664": EntryType.FILE,
+    "120000": EntryType.SYMLINK,
+    "160000": EntryType.OTHER,
+}
+
+
+def git_env(repo: str) -> dict[str, str]:
+    """The environment for git: none of the caller's GIT_* variables, no discovery above the
+    repository (a subfolder of a repository is not a repository)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CEILING_DIRECTORIES=os.path.dirname(os.path.abspath(repo)),
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_NO_LAZY_FETCH="1",
+        GIT_LITERAL_PATHSPECS="1",
+        LC_ALL="C",
+    )
+    return env
+
+
+class _Blob(io.RawIOBase):
+    """One blob's bytes from the batch process; recomputes its object id as they pass."""
+
+    def __init__(self, source: GitSource, name: str, oid: str, size: int) -> None:
+        super().__init__()
+        self._source, self._name, self._oid, self._left = source, name, oid, size
+        self._hash = hashlib.new(source.object_format)
+        self._hash.update(b"blob %d\0" % size)
+        if size == 0:
+            source._stdout().read(1)  # the LF after the (empty) content
+            source._confirm(name, oid, self._hash.hexdigest())
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._left <= 0:
+            return 0
+        data = self._source._stdout().read(min(len(view), self._left))
+        if not data:
+            self._source._broken = True
+            raise OSError("git cat-file stopped before the end of the blob")
+        n = len(data)
+        view[:n] = data
+        self._hash.update(data)
+        self._left -= n
+        if self._left == 0:
+            self._source._stdout().read(1)  # the LF after the content
+            self._source._confirm(self._name, self._oid, self._hash.hexdigest())
+        return n
+
+    def close(self) -> None:
+        if not self.closed and self._left > 0 and not self._source._broken:
+            out = self._source._stdout()
+            while self._left > 0:  # drain, so that the next request reads its own header
+                chunk = out.read(min(self._left, 1 << 16))
+                if not chunk:
+                    break
+                self._left -= len(chunk)
+            out.read(1)
+        super().close()
+
+
+class GitSource(IndexedSource):
+    """The tree of one commit of a local git repository."""
+
+    name = "git"
+
+    def __init__(self, repo: str, rev: str, limits: Limits | None = None) -> None:
+        self.repo = repo
+        self.rev = rev
+        self.description = f"{repo}@{rev}"
+        limits = limits or Limits()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._broken = False
+        self._mismatches: list[Finding] = []
+        self.confirmed = 0
+        self._histories = 0
+        if shutil.which("git") is None:
+            raise SourceError("git is not installed; it is needed to read a git commit")
+        if not os.path.isdir(repo):
+            raise SourceError(f"{repo} is not a directory")
+        out = self._git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+        if out is None:
+            raise SourceError(f"{rev} is not a commit of the git repository {repo}")
+        self.commit = out.decode("ascii").strip()
+        fmt = self._git("rev-parse", "--show-object-format")
+        self.object_format = fmt.decode("ascii").strip() if fmt else "sha1"
+        if self.object_format not in ("sha1", "sha256"):
+            raise SourceError(f"unknown git object format {self.object_format}")
+        tree = self._git("rev-parse", f"{self.commit}^{{tree}}")
+        self.tree = tree.decode("ascii").strip() if tree else ""
+        listing = self._git("ls-tree", "-r", "-z", "-l", "--full-tree", self.commit)
+        if listing is None:
+            raise SourceError(f"cannot list the tree of {self.commit} in {repo}")
+        builder = IndexBuilder(limits)
+        for record in listing.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw = record.partition(b"\t")
+            mode, _kind, oid, size = meta.split()
+            etype = _TYPES.get(mode.decode("ascii"), EntryType.OTHER)
+            name = raw.decode("utf-8", "surrogateescape")
+            length = int(size) if size.isdigit() else 0
+            if not builder.add(name, etype, length, (oid.decode("ascii"), length)):
+                break
+        self.index = builder.finish()
+
+    # -- git processes -------------------------------------------------------------------
+
+    def _command(self, *args: str | bytes) -> list[str | bytes]:
+        return [
+            "git",
+            "-c",
+            "protocol.allow=never",
+            "-c",
+            "core.fsmonitor=false",
+            "-C",
+            self.repo,
+            *args,
+        ]
+
+    def _git(self, *args: str | bytes) -> bytes | None:
+        try:
+            proc = subprocess.run(
+                self._command(*args),
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                env=git_env(self.repo),
+                check=False,
+                timeout=600,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    def _batch(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            try:
+                self._proc = subprocess.Popen(
+                    self._command("cat-file", "--batch"),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=git_env(self.repo),
+                )
+            except OSError as exc:
+                raise OSError(f"cannot run git cat-file: {exc}") from None
+        return self._proc
+
+    def _stdout(self) -> IO[bytes]:
+        out = self._batch().stdout
+        assert out is not None
+        return out
+
+    def _request(self, name: str) -> tuple[str, int]:
+        """Ask the batch process for an object; returns its id and size (content follows)."""
+        if self._broken:
+            raise OSError("git cat-file is no longer usable")
+        proc = self._batch()
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+            proc.stdin.flush()
+            header = self._stdout().readline()
+        except OSError as exc:
+            self._broken = True
+            raise OSError(f"git cat-file failed: {exc}") from None
+        parts = header.split()
+        if len(parts) != 3 or parts[1] != b"blob":
+            if not header:
+                self._broken = True
+            raise OSError(f"git has no blob for it ({header.decode('ascii', 'replace').strip()})")
+        return parts[0].decode("ascii"), int(parts[2])
+
+    def _confirm(self, name: str, oid: str, computed: str) -> None:
+        if computed == oid:
+            self.confirmed += 1
+            return
+        self._mismatches.append(
+            Finding(
+                "manifest.git-blob-mismatch",
+                name,
+                f"Its bytes hash to the git object id {computed}, but the commit records "
+                f"{oid}: git's object store is damaged or was altered.",
+            )
+        )
+
+    # -- the Source interface ------------------------------------------------------------
+
+    def open(self, name: str) -> Stream:
+        oid, _size = self.entry(name).ref
+        _, size = self._request(oid)
+        return _Blob(self, name, oid, size)
+
+    def findings(self) -> list[Finding]:
+        return [*super().findings(), *self._mismatches]
+
+    def details(self, name: str) -> dict[str, str]:
+        entry = self.index.entries.get(name)
+        return {"gitBlob": entry.ref[0]} if entry is not None and entry.ref else {}
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            **super().identity(),
+            "location": self.repo,
+            "rev": self.rev,
+            "commit": self.commit,
+            "tree": self.tree,
+            "objectFormat": self.object_format,
+            "blobsConfirmed": self.confirmed,
+        }
+
+    def older_version(self, name: str, sha256: str) -> str | None:
+        """The newest older commit at which ``name`` had bytes with this SHA-256."""
+        if "\n" in name or self._histories >= MAX_HISTORY_PATHS:
+            return None
+        self._histories += 1
+        listing = self._git(
+            "rev-list",
+            f"--max-count={MAX_HISTORY}",
+            self.commit,
+            "--",
+            name.encode("utf-8", "surrogateescape"),
+        )
+        if not listing:
+            return None
+        seen: set[str] = set()
+        current = self.index.entries.get(name)
+        if current is not None and current.ref:
+            seen.add(current.ref[0])
+        for commit in listing.decode("ascii").split():
+            try:
+                oid, size = self._request(f"{commit}:{name}")
+            except OSError:
+                continue
+            digest = hashlib.sha256()
+            left = size
+            out = self._stdout()
+            while left > 0:
+                chunk = out.read(min(left, 1 << 16))
+                if not chunk:
+                    self._broken = True
+                    return None
+                digest.update(chunk)
+                left -= len(chunk)
+            out.read(1)
+            if oid in seen:
+                continue
+            seen.add(oid)
+            if digest.hexdigest() == sha256:
+                return self._describe(commit)
+        return None
+
+    def _describe(self, commit: str) -> str:
+        info = self._git("log", "-1", "--format=%cs%x00%s", commit)
+        if not info:
+            return f"commit {commit}"
+        date, _, subject = info.decode("utf-8", "replace").strip().partition("\0")
+        return f'commit {commit} ({date}, "{subject}")'
+
+    def close(self) -> None:
+        if self._proc is not None:
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+
+
+def split_location(location: str) -> tuple[str, str] | None:
+    """``REPO@REV`` as (repo, rev), if some prefix before an ``@`` is a directory."""
+    at = location.find("@")
+    while at > 0:
+        repo, rev = location[:at], location[at + 1 :]
+        if rev and os.path.isdir(repo):
+            return repo, rev
+        at = location.find("@", at + 1)
+    return None

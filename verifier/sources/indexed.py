@@ -1,0 +1,104 @@
+"""What zip, tar and git sources share: an :class:`~verifier.sources.safety.Index` built once
+by the safety policy answers ``kind`` and ``walk``; streams turn a library's errors into
+``OSError`` and never yield more bytes than the entry declared."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+from collections.abc import Iterator
+from typing import Any
+
+from verifier.model import Finding
+from verifier.sources.interface import Kind, Source
+from verifier.sources.safety import Entry, Index
+
+
+class GuardedStream(io.RawIOBase):
+    """A read-only stream over another that raises only ``OSError`` and stops at ``limit``."""
+
+    def __init__(
+        self, inner: Any, errors: tuple[type[BaseException], ...], limit: int, what: str
+    ) -> None:
+        super().__init__()
+        self._inner = inner
+        self._errors = errors
+        self._left = limit
+        self._what = what
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._left <= 0:
+            return 0
+        want = min(len(view), self._left)
+        try:
+            data = self._inner.read(want)
+        except self._errors as exc:
+            raise OSError(f"{self._what}: {exc}") from None
+        n = len(data)
+        view[:n] = data
+        self._left -= n
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            with contextlib.suppress(*self._errors):
+                self._inner.close()
+        super().close()
+
+
+def file_sha256(path: str) -> tuple[str, int]:
+    """The SHA-256 and size of an archive file itself (its identity in the audit record)."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+class IndexedSource(Source):
+    """A source whose entries were all admitted up front by the safety policy."""
+
+    index: Index
+    root_folder: str = ""  # the single top folder a release archive was re-rooted at
+
+    def kind(self, name: str) -> Kind:
+        return self.index.kind(name)
+
+    def walk(self, folder: str) -> Iterator[tuple[str, Kind]]:
+        return self.index.walk(folder)
+
+    def entry(self, name: str) -> Entry:
+        entry = self.index.entries.get(name)
+        if entry is None or self.index.kind(name) is not Kind.FILE:
+            raise OSError(f"{name} is not a regular file in {self.description}")
+        return entry
+
+    def findings(self) -> list[Finding]:
+        return list(self.index.findings)
+
+    def complete(self) -> bool:
+        return self.index.complete
+
+    def reroot_for(self, wanted: tuple[str, ...]) -> None:
+        """A release zip or tarball often holds one folder (``project-1.0/``) with everything
+        in it: read from inside it when none of ``wanted`` is at the top but one is there."""
+        top = self.index.single_top_folder()
+        if top is None or any(self.index.kind(w) is not Kind.MISSING for w in wanted):
+            return
+        if any(self.index.kind(f"{top}/{w}") is Kind.FILE for w in wanted):
+            self.index = self.index.reroot(top)
+            self.root_folder = top
+
+    def identity(self) -> dict[str, Any]:
+        out = super().identity()
+        if self.root_folder:
+            out["rootFolder"] = self.root_folder
+        out["complete"] = self.index.complete
+        return out

@@ -1,0 +1,53 @@
+"""The archive's transcripts go through the same checker: a hook of the validity stage.
+
+Every parsed record whose ``recordKind`` is ``transcript`` and that holds a ``messages`` array
+is read with the shape its features tell (the bundled archive's records are Pi AI messages,
+the fallback when nothing tells) and paired by :func:`verifier.transcripts.model.pair`. Each
+problem becomes a finding of the validity stage, pointing at the message (and part) it
+concerns. Records are never read again from disk: this works on what validity parsed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.model import Finding
+from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts.model import MALFORMED, pair
+from verifier.transcripts.pi import Pi
+
+RECORD_KIND = "transcript"
+
+
+def shape_of(messages: list[Any]) -> Shape:
+    try:
+        shape, told = detect(messages)
+    except UndetectableShape:
+        return SHAPES[Pi.name]
+    return shape if told else SHAPES[Pi.name]
+
+
+def check_transcript_records(records: dict[str, Any]) -> list[Finding]:
+    """Findings for the transcript records among ``records`` (path -> parsed value)."""
+    findings: list[Finding] = []
+    for path in sorted(records):
+        record = records[path]
+        if not isinstance(record, dict) or record.get("recordKind") != RECORD_KIND:
+            continue
+        messages = record.get("messages")
+        if not isinstance(messages, list):
+            continue  # the record's schema reports a missing or malformed messages array
+        shape = shape_of(messages)
+        try:
+            entries = shape.entries(messages)
+        except ShapeError as exc:
+            pointer = f"/messages/{exc.index}{exc.pointer}" if exc.index is not None else None
+            findings.append(
+                Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)
+            )
+            continue
+        for p in pair(entries).problems:
+            findings.append(
+                Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
+            )
+    return findings

@@ -1,0 +1,220 @@
+"""``transcript check`` as a library: read, detect the shape, pair, report. Never prints.
+
+A file that cannot be parsed, or does not fit its shape, is a ``transcript.malformed`` finding;
+a file that is missing, or whose shape cannot be told (and was not given), raises
+:class:`CannotRun`: the command cannot answer for it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier import __version__
+from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts.document import Document, DocumentError, parse
+from verifier.transcripts.model import MALFORMED, Entry, Pairing, pair
+
+
+class CannotRun(Exception):
+    """The command cannot check this input at all (exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptFinding:
+    """One problem in one transcript: the message index, call id and tool name it concerns."""
+
+    code: str
+    message: str
+    index: int | None = None
+    call_id: str | None = None
+    tool: str | None = None
+    line: int | None = None
+    pointer: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        for key, value in (
+            ("index", self.index),
+            ("callId", self.call_id),
+            ("tool", self.tool),
+            ("line", self.line),
+            ("pointer", self.pointer),
+        ):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass(slots=True)
+class FileReport:
+    """What ``transcript check`` found in one file."""
+
+    path: str
+    shape: str | None
+    shape_source: str  # given | detected | assumed | none
+    messages: int = 0
+    calls: int = 0
+    results: int = 0
+    findings: list[TranscriptFinding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "shape": self.shape,
+            "shapeSource": self.shape_source,
+            "messages": self.messages,
+            "calls": self.calls,
+            "results": self.results,
+            "ok": self.ok,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass(slots=True)
+class TranscriptReport:
+    """The result of one ``transcript check`` run over one or more files."""
+
+    files: list[FileReport] = field(default_factory=list)
+    tool_version: str = __version__
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.files)
+
+    @property
+    def findings(self) -> int:
+        return sum(len(f.findings) for f in self.files)
+
+    @property
+    def summary_line(self) -> str:
+        failing = sum(not f.ok for f in self.files)
+        return (
+            f"{len(self.files)} transcript(s) checked, {failing} with findings, "
+            f"{self.findings} finding(s)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reportVersion": 1,
+            "tool": {"name": "verify-evidence", "version": self.tool_version},
+            "command": "transcript check",
+            "ok": self.ok,
+            "summary": self.summary_line,
+            "files": [f.to_dict() for f in self.files],
+        }
+
+
+@dataclass(slots=True)
+class Loaded:
+    """A transcript read onto the common model and paired."""
+
+    document: Document
+    shape: Shape
+    shape_source: str
+    entries: list[Entry]
+    pairing: Pairing
+
+    def findings(self) -> list[TranscriptFinding]:
+        out = []
+        for p in self.pairing.problems:
+            line, pointer = self.document.locate(p.index, p.pointer)
+            out.append(
+                TranscriptFinding(
+                    p.code, p.message + ".", p.index, p.call_id or None, p.tool, line, pointer
+                )
+            )
+        return out
+
+
+def shape_named(name: str) -> Shape:
+    try:
+        return SHAPES[name]
+    except KeyError:
+        raise CannotRun(f"unknown shape {name!r} (known: {', '.join(SHAPES)})") from None
+
+
+def read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise CannotRun(f"{path} does not exist") from None
+    except IsADirectoryError:
+        raise CannotRun(f"{path} is a directory") from None
+    except OSError as exc:
+        raise CannotRun(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+class Malformed(Exception):
+    """The input is not JSON / JSON Lines, or does not fit its shape."""
+
+    def __init__(self, finding: TranscriptFinding, shape: str | None, source: str) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+        self.shape = shape
+        self.source = source
+
+
+def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
+    """Parse and pair. Raises :class:`Malformed` for input that is not a transcript, and
+    :class:`CannotRun` when the shape is unknown or cannot be told."""
+    given = shape_named(shape) if shape is not None else None
+    try:
+        document = parse(data, name)
+    except DocumentError as exc:
+        finding = TranscriptFinding(MALFORMED, f"Not JSON or JSON Lines: {exc}.", line=exc.line)
+        raise Malformed(finding, shape, "given" if shape else "none") from None
+    if given is not None:
+        chosen, source = given, "given"
+    else:
+        try:
+            chosen, told = detect(document.messages)
+        except UndetectableShape as exc:
+            raise CannotRun(f"{name}: {exc}") from None
+        source = "detected" if told else "assumed"
+    try:
+        entries = chosen.entries(document.messages)
+    except ShapeError as exc:
+        line, pointer = document.locate(exc.index, exc.pointer)
+        finding = TranscriptFinding(
+            MALFORMED,
+            f"Not a {chosen.name} transcript: {exc}.",
+            exc.index,
+            line=line,
+            pointer=pointer,
+        )
+        raise Malformed(finding, chosen.name, source) from None
+    return Loaded(document, chosen, source, entries, pair(entries))
+
+
+def check_bytes(data: bytes, path: str, shape: str | None = None) -> FileReport:
+    """Check one transcript held in ``data`` (``path`` names it and tells JSON Lines)."""
+    try:
+        loaded = load(data, path, shape)
+    except Malformed as exc:
+        return FileReport(path, exc.shape, exc.source, findings=[exc.finding])
+    calls = sum(len(e.calls) for e in loaded.entries)
+    results = sum(len(e.results) for e in loaded.entries)
+    return FileReport(
+        path,
+        loaded.shape.name,
+        loaded.shape_source,
+        len(loaded.entries),
+        calls,
+        results,
+        loaded.findings(),
+    )
+
+
+def check_files(paths: list[str], shape: str | None = None) -> TranscriptReport:
+    """Check every file; raises :class:`CannotRun` for the first that cannot be checked."""
+    report = TranscriptReport()
+    for path in paths:
+        report.files.append(check_bytes(read_bytes(path), os.fspath(path), shape))
+    return report

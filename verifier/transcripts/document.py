@@ -1,0 +1,106 @@
+"""Reading a transcript file: JSON or JSON Lines, and where its message list sits.
+
+A JSON file holds a message list, or an object with one under ``messages`` (Chat, Anthropic,
+Pi, a request body), ``input`` (Responses) or ``contents`` (Gemini). A JSON Lines file
+(``.jsonl``/``.ndjson``, or any file that is not one JSON text but whose every non-blank line
+is) holds one message per line. Parsing is strict (:func:`verifier.jsonparse.loads_strict`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.jsonparse import loads_strict
+
+CONTAINERS = ("messages", "input", "contents")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+class DocumentError(ValueError):
+    """The bytes are not JSON / JSON Lines, or hold no message list."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(slots=True)
+class Document:
+    value: Any  # the parsed JSON text (JSON), or the list of line values (JSON Lines)
+    messages: list[Any]
+    container: str | None = None  # the member holding the list, if the text is an object
+    lines: list[tuple[int, str]] = field(default_factory=list)  # JSON Lines: (number, text)
+
+    def locate(self, index: int | None, pointer: str = "") -> tuple[int | None, str | None]:
+        """(line, JSON pointer) of message ``index`` (and a part of it), for a finding."""
+        if index is None or index >= len(self.messages):
+            return None, None
+        if self.lines:
+            return self.lines[index][0], pointer or None
+        base = f"/{self.container}/{index}" if self.container else f"/{index}"
+        return None, base + pointer
+
+    def dump(self, messages: list[Any]) -> bytes:
+        """The document with ``messages`` in place of its list. JSON Lines keeps every line
+        whose message is the original object as it was; JSON is written with two-space
+        indentation."""
+        if self.lines:
+            raw = {id(m): text for m, (_, text) in zip(self.messages, self.lines, strict=True)}
+            out = [
+                raw.get(id(m)) or json.dumps(m, ensure_ascii=False, separators=(",", ":"))
+                for m in messages
+            ]
+            return ("\n".join(out) + "\n").encode("utf-8")
+        value: Any = messages
+        if self.container is not None:
+            value = {**self.value, self.container: messages}
+        return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _strict(data: bytes, line: int | None = None) -> Any:
+    value, problems = loads_strict(data)
+    if problems:
+        first = problems[0]
+        where = first.line if line is None else line
+        raise DocumentError(first.message.rstrip("."), where)
+    return value
+
+
+def _lines(data: bytes) -> Document:
+    values: list[Any] = []
+    lines: list[tuple[int, str]] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        text = raw.rstrip(b"\r")
+        values.append(_strict(text, number))
+        lines.append((number, text.decode("utf-8")))
+    return Document(values, values, None, lines)
+
+
+def parse(data: bytes, name: str = "") -> Document:
+    """Parse a transcript file; raises :class:`DocumentError`."""
+    if name.lower().endswith(JSONL_SUFFIXES):
+        return _lines(data)
+    try:
+        value = _strict(data)
+    except DocumentError:
+        if data.count(b"\n") and data.strip().count(b"\n") >= 1:
+            try:
+                return _lines(data)
+            except DocumentError:
+                pass
+        raise
+    if isinstance(value, list):
+        return Document(value, value)
+    if isinstance(value, dict):
+        for key in CONTAINERS:
+            if isinstance(value.get(key), list):
+                return Document(value, value[key], key)
+    raise DocumentError(
+        "no message list: expected a JSON array, or an object with a "
+        + ", ".join(repr(k) for k in CONTAINERS)
+        + " array"
+    )

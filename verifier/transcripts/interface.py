@@ -1,0 +1,89 @@
+"""The interface of a transcript shape: one adapter per message format, onto the common model.
+
+An adapter reads a list of native messages (already parsed JSON) into :class:`Entry` values,
+and knows how to write one explicit interruption result for a call in its own format. The
+pairing rules (:func:`verifier.transcripts.model.pair`) and the repair plan
+(:mod:`verifier.transcripts.repair`) are shared; adapters hold no rules.
+
+Two layouts exist. In *message* shapes (OpenAI Chat, OpenAI Responses, Pi) every result is a
+message of its own, and a synthetic result is a new message. In *part* shapes (Anthropic,
+Gemini, pydantic-ai) results are parts of a message of the result role (``user``,
+``request``), and a synthetic result is a new part of such a message.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from verifier.transcripts.model import Call, Entry
+
+
+class ShapeError(ValueError):
+    """The messages are not a transcript of this shape (the message index is in the text)."""
+
+    def __init__(self, message: str, index: int | None = None, pointer: str = "") -> None:
+        super().__init__(message)
+        self.index = index
+        self.pointer = pointer
+
+
+def text_of(content: Any) -> str:
+    """The text of a content value: a string, or the ``text`` members of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def message_at(messages: list[Any], index: int) -> dict[str, Any]:
+    msg = messages[index]
+    if not isinstance(msg, dict):
+        raise ShapeError(f"message {index} is not a JSON object", index)
+    return msg
+
+
+def string_at(obj: dict[str, Any], key: str, index: int, what: str, pointer: str = "") -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value:
+        raise ShapeError(f"message {index}: {what} has no {key!r} string", index, pointer)
+    return value
+
+
+class Shape(abc.ABC):
+    """One message format. Subclasses are stateless; the registry holds one instance each."""
+
+    name: str
+    title: str
+    #: results are parts of a message of the result role (Anthropic, Gemini, pydantic-ai)
+    part_layout: bool = False
+    #: the key that holds the native parts list of a message, in part shapes
+    parts_key: str = ""
+
+    @abc.abstractmethod
+    def features(self, messages: list[Any]) -> bool:
+        """Whether the messages show something only this shape has (used for detection)."""
+
+    @abc.abstractmethod
+    def entries(self, messages: list[Any]) -> list[Entry]:
+        """The common model of ``messages``; raises :class:`ShapeError`."""
+
+    @abc.abstractmethod
+    def synthetic(self, call: Call, messages: list[Any]) -> Any:
+        """The explicit interruption result for ``call``: a new message in message shapes, a
+        new part in part shapes. Deterministic: nothing from the clock, no random ids."""
+
+    # Part shapes only.
+
+    def is_result_message(self, message: Any) -> bool:
+        """Whether ``message`` has the result role and a parts list synthetic parts can join."""
+        return False
+
+    def result_message(self, parts: list[Any], call_message: Any) -> Any:
+        """A new message of the result role holding ``parts``."""
+        raise NotImplementedError

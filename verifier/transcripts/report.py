@@ -1,0 +1,55 @@
+"""Views of a :class:`TranscriptReport`: plain text and JSON (both deterministic).
+
+Text ends with one line per finding, ``path[:line][#pointer]: code: message``, as
+``verify-evidence check`` writes them. JSON follows ``schemas/transcript-report.schema.json``:
+sorted keys, two-space indentation, files in the order given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import orjson
+
+from verifier.formats.clean import clean, clean_str
+from verifier.transcripts.check import FileReport, TranscriptFinding, TranscriptReport
+
+
+def location(path: str, finding: TranscriptFinding) -> str:
+    where = clean_str(path)
+    if finding.line is not None:
+        where += f":{finding.line}"
+    if finding.pointer is not None:
+        where += f"#{clean_str(finding.pointer)}"
+    return where
+
+
+def file_detail(f: FileReport) -> str:
+    shape = f"{f.shape} ({f.shape_source})" if f.shape else "shape unknown"
+    return f"{shape}, {f.messages} messages, {f.calls} calls, {f.results} results"
+
+
+def render_text(report: TranscriptReport) -> str:
+    lines = [f"verify-evidence {report.tool_version}: transcript check"]
+    for f in report.files:
+        status = "passed" if f.ok else "failed"
+        lines.append(f"  {status:<7} {clean_str(f.path)}: {file_detail(f)}")
+    lines.append(report.summary_line)
+    items = [(f.path, finding) for f in report.files for finding in f.findings]
+    if items:
+        lines.append(f"{len(items)} finding(s):")
+        lines.extend(f"{location(path, x)}: {x.code}: {clean_str(x.message)}" for path, x in items)
+    else:
+        lines.append("No findings.")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: TranscriptReport) -> str:
+    data = orjson.dumps(clean(report.to_dict()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    return data.decode("utf-8") + "\n"
+
+
+FORMATS: dict[str, Callable[[TranscriptReport], str]] = {
+    "text": render_text,
+    "json": render_json,
+}
