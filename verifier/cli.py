@@ -59,7 +59,7 @@ def _fail(message: str) -> NoReturn:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one line and exit 2 for bad usage; never a traceback."""
-    from verifier.pipeline import UsageError
+    from verifier.errors import UsageError
 
     try:
         code = app(args=argv, prog_name="verify-evidence", standalone_mode=False)

@@ -17,6 +17,7 @@ from typing import Any
 
 from verifier import __version__
 from verifier.consistency import DEFAULT_SPEC, check_consistency
+from verifier.errors import UsageError
 from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
 from verifier.model import AssertionResult, Read, Report, StageResult
@@ -25,10 +26,6 @@ from verifier.sources.bagit import decode_name
 from verifier.validity import check_validity, is_schema_path
 
 DEFAULT_MANIFEST = "manifest.sha256"
-
-
-class UsageError(Exception):
-    """The run cannot go on (no manifest, root missing, bad option): exit 2, one line."""
 
 
 @dataclass(frozen=True, slots=True)

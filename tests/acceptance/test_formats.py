@@ -14,7 +14,8 @@ import pytest
 
 from tests.conftest import REPO
 from verifier import verify
-from verifier.formats import FORMATS, Format
+from verifier.commands.check import Format
+from verifier.formats import FORMATS
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "schemas"
 

@@ -167,3 +167,10 @@ def test_repair_cannot_run_on_bad_input(tmp_path: Path) -> None:
         proc = cli(*args)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_the_help_lists_every_registered_shape() -> None:
+    from verifier.commands.transcript import SHAPE_NAMES
+    from verifier.transcripts import SHAPES
+
+    assert ", ".join(SHAPES) == SHAPE_NAMES

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from verifier.pipeline import UsageError
+from verifier.errors import UsageError
 
 
 def plan(formats: list[str], outputs: list[Path]) -> list[tuple[str, Path | None]]:

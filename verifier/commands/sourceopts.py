@@ -60,7 +60,7 @@ _SIZE = re.compile(r"^\s*([0-9]+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 
 
 def parse_size(text: str) -> int:
-    from verifier.pipeline import UsageError
+    from verifier.errors import UsageError
 
     match = _SIZE.match(text)
     if match is None:
@@ -70,7 +70,7 @@ def parse_size(text: str) -> int:
 
 
 def limits_of(max_bytes: str | None, max_ratio: float | None) -> Limits:
-    from verifier.pipeline import UsageError
+    from verifier.errors import UsageError
     from verifier.sources.safety import Limits
 
     limits = Limits()
@@ -92,7 +92,7 @@ def source_options(
     max_ratio: float | None,
 ) -> tuple[str, dict[str, Any]]:
     """The location to open and the :class:`~verifier.pipeline.Options` fields for it."""
-    from verifier.pipeline import UsageError
+    from verifier.errors import UsageError
 
     location = os.fspath(source)
     if git is not None:

@@ -5,7 +5,6 @@ member on the bundled archive and checks it against its schema where one is publ
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import StrEnum
 
 from verifier.formats import github, json_format, junit, markdown, sarif, text
 from verifier.model import Report
@@ -22,16 +21,4 @@ FORMATS: dict[str, Renderer] = {
 }
 
 
-class Format(StrEnum):
-    """The CLI's choices: every registered format, plus ``auto`` (rich on a terminal)."""
-
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
-    JUNIT = "junit"
-    SARIF = "sarif"
-    GITHUB = "github"
-
-
-__all__ = ["FORMATS", "Format", "Renderer"]
+__all__ = ["FORMATS", "Renderer"]

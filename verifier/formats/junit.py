@@ -7,12 +7,22 @@ Deterministic: sorted cases, ``time="0"``, no timestamps or host names.
 from __future__ import annotations
 
 from collections import defaultdict
-from xml.sax.saxutils import escape, quoteattr
 
 from verifier.formats.clean import clean_str
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report, Stage
 
 Case = tuple[str, list[Finding]]
+
+
+def escape(text: str) -> str:
+    """XML character data (not xml.sax.saxutils: it imports urllib and slows start-up)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    """A double-quoted XML attribute value; newlines and tabs kept as character references."""
+    value = escape(text).replace('"', "&quot;")
+    return '"' + value.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;") + '"'
 
 
 def _failure(finding: Finding) -> str:
