@@ -40,13 +40,41 @@ class Digest:
     lf: str | None = None
 
 
-def _digest(stream: Stream, keep: bool, variants: bool) -> tuple[Digest, bytes | None]:
+VARIANT_CAP = 1 << 20  # text files up to this size get line-ending variants only on mismatch
+
+
+def _line_variants(data: bytes) -> tuple[str, str]:
+    unix = data.replace(b"\r\n", b"\n")
+    return (
+        hashlib.sha256(unix.replace(b"\n", b"\r\n")).hexdigest(),
+        hashlib.sha256(unix).hexdigest(),
+    )
+
+
+def _digest(
+    stream: Stream, keep: bool, variants: bool, expected: str | None = None
+) -> tuple[Digest, bytes | None]:
+    """One streaming read: the SHA-256, the bytes if kept, and for a text file whose digest
+    is not the expected one, the digests it would have with other line endings (for hints).
+    Small files are held in memory and their variants computed only on a mismatch; larger
+    text files compute them as they stream."""
+    if keep:  # a record: it is held whole anyway, so read it in one call
+        data = stream.read()
+        digest = hashlib.sha256(data).hexdigest()
+        crlf = lf = None
+        if variants and digest != expected and b"\0" not in data[:_SNIFF]:
+            crlf, lf = _line_variants(data)
+        return (
+            Digest(
+                digest, len(data), crlf if crlf != digest else None, lf if lf != digest else None
+            ),
+            data,
+        )
     main = hashlib.sha256()
-    as_crlf = hashlib.sha256()
-    as_lf = hashlib.sha256()
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
-    kept = bytearray() if keep else None
+    held = bytearray() if (keep or variants) else None
+    as_crlf = as_lf = None
     size = 0
     text = variants
     carry = b""
@@ -54,31 +82,41 @@ def _digest(stream: Stream, keep: bool, variants: bool) -> tuple[Digest, bytes |
         n = stream.readinto(view)
         if not n:
             break
-        chunk = bytes(view[:n])
-        if size == 0 and b"\0" in chunk[:_SNIFF]:
+        part = view[:n]
+        if size == 0 and text and b"\0" in bytes(part[:_SNIFF]):
             text = False
         size += n
-        main.update(chunk)
-        if kept is not None:
-            kept += chunk
-        if text:
-            data = carry + chunk
+        main.update(part)
+        if held is not None:
+            held += part
+            if not keep and size > VARIANT_CAP:
+                if text and as_crlf is None:  # too big to hold: variants while streaming
+                    as_crlf, as_lf = hashlib.sha256(), hashlib.sha256()
+                    data = bytes(held)
+                    carry = b"\r" if data.endswith(b"\r") else b""
+                    unix = (data[:-1] if carry else data).replace(b"\r\n", b"\n")
+                    as_lf.update(unix)
+                    as_crlf.update(unix.replace(b"\n", b"\r\n"))
+                held = None
+            continue
+        if as_crlf is not None and as_lf is not None:
+            data = carry + bytes(part)
             carry = b"\r" if data.endswith(b"\r") else b""
-            if carry:
-                data = data[:-1]
-            unix = data.replace(b"\r\n", b"\n")
+            unix = (data[:-1] if carry else data).replace(b"\r\n", b"\n")
             as_lf.update(unix)
             as_crlf.update(unix.replace(b"\n", b"\r\n"))
     digest = main.hexdigest()
     crlf = lf = None
-    if text:
-        as_lf.update(carry)
-        as_crlf.update(carry)
-        crlf = as_crlf.hexdigest()
-        lf = as_lf.hexdigest()
+    if text and digest != expected:
+        if as_crlf is not None and as_lf is not None:
+            as_lf.update(carry)
+            as_crlf.update(carry)
+            crlf, lf = as_crlf.hexdigest(), as_lf.hexdigest()
+        elif held is not None:
+            crlf, lf = _line_variants(bytes(held))
     return (
         Digest(digest, size, crlf if crlf != digest else None, lf if lf != digest else None),
-        bytes(kept) if kept is not None else None,
+        bytes(held) if keep and held is not None else None,
     )
 
 
@@ -90,9 +128,13 @@ class FileReader:
         source: Source,
         keep: Callable[[str], bool],
         preread: dict[str, bytes] | None = None,
+        workers: int = 1,
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> None:
         self.source = source
         self.keep = keep
+        self.workers = workers
+        self.progress = progress
         self.digests: dict[str, Digest] = {}
         self.errors: dict[str, str] = {}
         self.contents: dict[str, bytes] = {}
@@ -101,23 +143,89 @@ class FileReader:
             if keep(name):
                 self.contents[name] = data
 
-    def read(self, names: Iterable[str], variants: set[str] | None = None) -> None:
+    def read(
+        self,
+        names: Iterable[str],
+        variants: set[str] | None = None,
+        expected: dict[str, str] | None = None,
+    ) -> None:
         todo = [n for n in names if n not in self.digests and n not in self.errors]
         if not todo:
             return
-        for name, stream in self.source.read_many(todo):
+        if self.workers > 1 and self.source.parallel_reads():
+            # Files whose bytes are kept (records) are read here: shipping them back from
+            # workers costs more than reading them. The rest (blobs) is hashed in parallel.
+            kept = [n for n in todo if self.keep(n)]
+            rest = [n for n in todo if not self.keep(n)]
+            self._read_parallel(rest, variants or set(), expected or {})
+            todo = kept
+        total = len(todo)
+        for done, (name, stream) in enumerate(self.source.read_many(todo), 1):
+            if self.progress is not None and done % 1000 == 0:
+                self.progress("integrity", done, total)
             if isinstance(stream, OSError):
                 self.errors[name] = stream.strerror or str(stream)
                 continue
             try:
                 with stream:
-                    digest, data = _digest(stream, self.keep(name), name in (variants or ()))
+                    digest, data = _digest(
+                        stream,
+                        self.keep(name),
+                        name in (variants or ()),
+                        (expected or {}).get(name),
+                    )
             except OSError as exc:
                 self.errors[name] = exc.strerror or str(exc)
                 continue
             self.digests[name] = digest
             if data is not None:
                 self.contents[name] = data
+
+    def _read_parallel(
+        self, names: list[str], variants: set[str], expected: dict[str, str]
+    ) -> None:
+        """The same reads, spread over processes (a folder: files can be opened in any
+        order). Results are merged in the order of ``names``."""
+        from verifier.parallel import map_batches
+
+        global _READER
+        _READER = self
+        jobs = [
+            (n, self.keep(n), n in variants, expected.get(n), self.source.size_hint(n))
+            for n in names
+        ]
+        results = map_batches(
+            _read_batch, jobs, workers=self.workers, weight=lambda job: job[4] + 4096
+        )
+        for name, digest, data, error in results:
+            if error is not None:
+                self.errors[name] = error
+                continue
+            assert digest is not None
+            self.digests[name] = digest
+            if data is not None:
+                self.contents[name] = data
+
+
+_READER: FileReader | None = None  # inherited by forked workers
+
+
+ReadResult = tuple[str, Digest | None, bytes | None, str | None]
+
+
+def _read_batch(batch: list[tuple[str, bool, bool, str | None, int]]) -> list[ReadResult]:
+    assert _READER is not None
+    source = _READER.source
+    out: list[ReadResult] = []
+    for name, keep, variants, expected, _ in batch:
+        try:
+            with source.open(name) as stream:
+                digest, data = _digest(stream, keep, variants, expected)
+        except OSError as exc:
+            out.append((name, None, None, exc.strerror or str(exc)))
+            continue
+        out.append((name, digest, data, None))
+    return out
 
 
 @dataclass(slots=True)
@@ -280,7 +388,9 @@ def check_integrity(
 
     listed_files = {n for n, k in kinds.items() if k is Kind.FILE}
     reader.read(
-        sorted(listed_files | {n for n, k in unlisted if k is Kind.FILE}), variants=listed_files
+        sorted(listed_files | {n for n, k in unlisted if k is Kind.FILE}),
+        variants=listed_files,
+        expected=wanted,
     )
 
     problems: dict[str, int] = {}  # listed path -> index of its mismatch or missing finding

@@ -34,15 +34,16 @@ class _Dup(dict[str, Any]):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    built = dict(pairs)
+    if len(built) == len(pairs):  # the common case, decided in C
+        return built
     seen: set[str] = set()
     dups: list[str] = []
     for key, _ in pairs:
         if key in seen:
             dups.append(key)
         seen.add(key)
-    if dups:
-        return _Dup(pairs, dups)
-    return dict(pairs)
+    return _Dup(pairs, dups)
 
 
 def _constant(name: str) -> Any:
@@ -89,6 +90,15 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
                 "order mark; JSON texts must not (RFC 8259 §8.1).",
             )
         ]
+    repeated: list[bool] = []
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        built = dict(pairs)
+        if len(built) == len(pairs):  # the common case, decided in C
+            return built
+        repeated.append(True)
+        return _pairs(pairs)
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -97,7 +107,7 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
             JsonProblem("record.invalid-json", f"Invalid UTF-8 at byte {exc.start}.", line=line)
         ]
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+        value = json.loads(text, object_pairs_hook=hook, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         return None, [
             JsonProblem(
@@ -115,6 +125,9 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
         ]
     except ValueError as exc:
         return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc}.")]
+    if not repeated and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
+        # No object repeated a key, and fewer openers than the limit: nothing to walk for.
+        return value, []
     depth, dups = _depth_and_dups(value)
     if depth > MAX_DEPTH:
         return None, [

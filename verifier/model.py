@@ -184,6 +184,7 @@ class StageStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     NOTHING_TO_CHECK = "nothing-to-check"
+    SKIPPED = "skipped"  # not asked for (--stages)
 
 
 @dataclass(slots=True)
@@ -194,9 +195,12 @@ class StageResult:
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     note: str | None = None
+    skipped: bool = False
 
     @property
     def status(self) -> StageStatus:
+        if self.skipped:
+            return StageStatus.SKIPPED
         if self.findings:
             return StageStatus.FAILED
         if self.note is not None and not any(self.counts.values()):

@@ -20,7 +20,7 @@ from verifier.consistency import DEFAULT_SPEC, check_consistency
 from verifier.errors import UsageError
 from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
-from verifier.model import AssertionResult, Read, Report, StageResult
+from verifier.model import AssertionResult, Read, Report, Stage, StageResult
 from verifier.sources import DirectorySource, Kind, Limits, Source, SourceError, open_source
 from verifier.sources.bagit import decode_name
 from verifier.validity import check_validity, is_schema_path
@@ -41,6 +41,14 @@ class Options:
     rev: str | None = None  # read this commit of the git repository at the location
     limits: Limits = field(default_factory=Limits)
     hints: bool = True
+    workers: int | None = None  # processes for per-file work; None: one per available core
+    stages: frozenset[str] = frozenset({"integrity", "validity", "consistency"})
+    progress: Any = None  # called with (stage, done, total); the CLI draws a progress bar
+
+    def worker_count(self) -> int:
+        from verifier.parallel import default_workers
+
+        return self.workers if self.workers is not None else default_workers()
 
 
 @dataclass(slots=True)
@@ -170,7 +178,9 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     else:
         scope = [layout.payload] if layout.payload else None
     decode = decode_name if layout.percent_encoded_names else None
-    reader = FileReader(source, keep, preread)
+    reader = FileReader(
+        source, keep, preread, workers=options.worker_count(), progress=options.progress
+    )
     integrity, used_scope = check_integrity(
         source,
         label,
@@ -199,13 +209,26 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
 
     contents = {p[len(prefix) :]: b for p, b in integrity.contents.items() if p.startswith(prefix)}
     listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
-    validity = check_validity(contents, options.schemas_dir, is_record)
+    stages = options.stages
+    unknown = stages - {"integrity", "validity", "consistency"}
+    if unknown or "integrity" not in stages:
+        raise UsageError(
+            "--stages takes integrity, validity and consistency, and always includes "
+            "integrity (it is the one read of every file)"
+        )
+    validity = check_validity(
+        contents, options.schemas_dir, is_record, validate="validity" in stages
+    )
     spec_present = options.assertions in contents or any(
         f.path == prefix + options.assertions for f in integrity.files
     )
-    consistency, assertions = check_consistency(
-        validity.records, listed, options.assertions, spec_present
-    )
+    if "consistency" in stages:
+        consistency, assertions = check_consistency(
+            validity.records, listed, options.assertions, spec_present
+        )
+    else:
+        consistency, assertions = StageResult(Stage.CONSISTENCY, skipped=True), []
+        consistency.note = "Not run (--stages)."
     if content:
         _rebase(validity.stage, content)
         _rebase(consistency, content)

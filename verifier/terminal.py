@@ -14,6 +14,7 @@ _STYLE = {
     StageStatus.PASSED: "bold green",
     StageStatus.FAILED: "bold red",
     StageStatus.NOTHING_TO_CHECK: "yellow",
+    StageStatus.SKIPPED: "dim",
 }
 
 

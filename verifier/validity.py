@@ -57,12 +57,24 @@ def is_schema_path(path: str, schemas_dir: str) -> bool:
     return path.startswith(schemas_dir + "/") and path.endswith(".json")
 
 
-def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any) -> ValidityOutcome:
-    """Parse and validate. ``contents`` maps archive paths to the bytes integrity hashed."""
+def check_validity(
+    contents: dict[str, bytes], schemas_dir: str, is_record: Any, validate: bool = True
+) -> ValidityOutcome:
+    """Parse and validate. ``contents`` maps archive paths to the bytes integrity hashed.
+    With ``validate`` false (``--stages`` without validity), records are only parsed, for the
+    consistency stage, and the stage is reported as skipped."""
+    if not validate:
+        skipped = ValidityOutcome(
+            StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages).")
+        )
+        for path in sorted(p for p in contents if is_record(p)):
+            value, _ = loads_strict(contents[path])
+            if value is not None:
+                skipped.records[path] = value
+        return skipped
     stage = StageResult(Stage.VALIDITY)
     out = ValidityOutcome(stage)
     findings = stage.findings
-    resources: list[tuple[str, Resource[Any]]] = []
     schema_paths = sorted(p for p in contents if is_schema_path(p, schemas_dir))
     record_paths = sorted(p for p in contents if is_record(p) and p not in schema_paths)
 
@@ -115,88 +127,20 @@ def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any)
             continue
         out.schemas[sid] = path
         parsed_schemas[path] = value
-        resources.append((sid, DRAFT202012.create_resource(value)))
 
-    offline: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
-    registry: Registry[Any] = offline.with_resources(resources).combine(_SPECIFICATIONS)
-    checker = format_checker()
+    validators = Validators(parsed_schemas, out.schemas, schemas_dir)
+    findings.extend(validators.schema_findings())
 
-    # The schemas themselves: every $ref they hold must resolve offline.
-    for path, value in parsed_schemas.items():
-        for ref_pointer, ref in _refs(value, ""):
-            try:
-                resolver = registry.resolver(base_uri=value["$id"])
-                resolver.lookup(ref)
-            except Unresolvable:
-                findings.append(
-                    Finding(
-                        "schema.unresolved",
-                        path,
-                        f"$ref {ref!r} is not available offline in "
-                        f"{schemas_dir}/; no network request was made.",
-                        pointer=ref_pointer,
-                    )
-                )
-
+    # Records are parsed and validated here, not in worker processes: consistency needs the
+    # parsed values in this process, and sending them back costs more than parsing (measured:
+    # benchmarks/README.md).
     validated = 0
     for path in record_paths:
-        value = _parse(path, contents[path], findings)
-        if value is None:
-            continue
-        out.records[path] = value
-        name = value.get("$schema") if isinstance(value, dict) else None
-        if not isinstance(name, str):
-            findings.append(
-                Finding(
-                    "record.no-schema",
-                    path,
-                    'The record does not name its schema in a "$schema" member.',
-                    pointer="/$schema" if isinstance(value, dict) else "",
-                )
-            )
-            continue
-        schema_path = out.schemas.get(name)
-        if schema_path is None:
-            findings.append(
-                Finding(
-                    "schema.unresolved",
-                    path,
-                    f"Its schema {name!r} is not in {schemas_dir}/; no network request was made.",
-                    pointer="/$schema",
-                )
-            )
-            continue
-        validator = Draft202012Validator(
-            parsed_schemas[schema_path], registry=registry, format_checker=checker
-        )
-        validated += 1
-        try:
-            errors = sorted(
-                validator.iter_errors(value), key=lambda e: (pointer_of(e.absolute_path), e.message)
-            )
-        except (_WrappedReferencingError, Unresolvable) as exc:
-            findings.append(
-                Finding(
-                    "schema.unresolved",
-                    path,
-                    f"Its schema refers to something not available offline: {exc}.",
-                    pointer="/$schema",
-                )
-            )
-            continue
-        except RecursionError:
-            findings.append(Finding("schema.invalid", path, "Too deeply nested to validate."))
-            continue
-        for error in errors[:MAX_ERRORS_PER_RECORD]:
-            findings.append(_schema_finding(path, error))
-        if len(errors) > MAX_ERRORS_PER_RECORD:
-            findings.append(
-                Finding(
-                    "schema.invalid",
-                    path,
-                    f"{len(errors) - MAX_ERRORS_PER_RECORD} further schema errors not shown.",
-                )
-            )
+        path, value, record_findings, checked = check_record(path, contents[path], validators)
+        findings.extend(record_findings)
+        validated += checked
+        if value is not None:
+            out.records[path] = value
 
     stage.counts = {
         "records": len(record_paths),
@@ -210,6 +154,152 @@ def check_validity(contents: dict[str, bytes], schemas_dir: str, is_record: Any)
 
     findings.extend(check_transcript_records(out.records))
     return out
+
+
+class Validators:
+    """Compiled validators, one per schema, built once and reused for every record.
+
+    python-jsonschema is the reference: it explains every failure. jsonschema-rs, when it is
+    installed and accepts the schema, decides the common valid case quickly; a record it does
+    not pass is always handed to the reference, so findings are the reference's whichever
+    engine looked first (tests/unit/test_engines.py checks that the two agree).
+    """
+
+    def __init__(self, docs: dict[str, Any], ids: dict[str, str], schemas_dir: str) -> None:
+        self.docs = docs  # path -> schema
+        self.ids = ids  # $id -> path
+        self.schemas_dir = schemas_dir
+        resources = [(d["$id"], DRAFT202012.create_resource(d)) for d in docs.values()]
+        offline: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+        self.registry: Registry[Any] = offline.with_resources(resources).combine(_SPECIFICATIONS)
+        self.checker = format_checker()
+        self._reference: dict[str, Draft202012Validator] = {}
+        self._fast: dict[str, Any] = {}
+        self._fast_registry: Any = None
+
+    def schema_findings(self) -> list[Finding]:
+        """Every $ref the schemas hold must resolve offline."""
+        out = []
+        for path, value in self.docs.items():
+            for ref_pointer, ref in _refs(value, ""):
+                try:
+                    self.registry.resolver(base_uri=value["$id"]).lookup(ref)
+                except Unresolvable:
+                    out.append(
+                        Finding(
+                            "schema.unresolved",
+                            path,
+                            f"$ref {ref!r} is not available offline in "
+                            f"{self.schemas_dir}/; no network request was made.",
+                            pointer=ref_pointer,
+                        )
+                    )
+        return out
+
+    def reference(self, schema_path: str) -> Draft202012Validator:
+        if schema_path not in self._reference:
+            self._reference[schema_path] = Draft202012Validator(
+                self.docs[schema_path], registry=self.registry, format_checker=self.checker
+            )
+        return self._reference[schema_path]
+
+    def fast(self, schema_path: str) -> Any:
+        """A jsonschema-rs validator for the schema, or ``None`` (not installed, or it refused
+        the schema: then the reference decides alone)."""
+        if schema_path in self._fast:
+            return self._fast[schema_path]
+        validator = None
+        try:
+            import jsonschema_rs
+
+            if self._fast_registry is None:
+                self._fast_registry = jsonschema_rs.Registry(
+                    [(d["$id"], d) for d in self.docs.values()], retriever=_refuse_fast
+                )
+            validator = jsonschema_rs.validator_for(
+                self.docs[schema_path],
+                registry=self._fast_registry,
+                retriever=_refuse_fast,
+                validate_formats=True,
+                formats={"date-time": is_rfc3339},
+            )
+        except Exception:
+            validator = None
+        self._fast[schema_path] = validator
+        return validator
+
+    def record(self, path: str, value: Any) -> tuple[list[Finding], int]:
+        """Findings for one parsed record, and 1 if it was validated against a schema."""
+        name = value.get("$schema") if isinstance(value, dict) else None
+        if not isinstance(name, str):
+            return [
+                Finding(
+                    "record.no-schema",
+                    path,
+                    'The record does not name its schema in a "$schema" member.',
+                    pointer="/$schema" if isinstance(value, dict) else "",
+                )
+            ], 0
+        schema_path = self.ids.get(name)
+        if schema_path is None:
+            return [
+                Finding(
+                    "schema.unresolved",
+                    path,
+                    f"Its schema {name!r} is not in {self.schemas_dir}/; no network request "
+                    "was made.",
+                    pointer="/$schema",
+                )
+            ], 0
+        fast = self.fast(schema_path)
+        try:
+            if fast is not None and fast.is_valid(value):
+                return [], 1
+        except Exception:
+            pass
+        try:
+            errors = sorted(
+                self.reference(schema_path).iter_errors(value),
+                key=lambda e: (pointer_of(e.absolute_path), e.message),
+            )
+        except (_WrappedReferencingError, Unresolvable) as exc:
+            return [
+                Finding(
+                    "schema.unresolved",
+                    path,
+                    f"Its schema refers to something not available offline: {exc}.",
+                    pointer="/$schema",
+                )
+            ], 1
+        except RecursionError:
+            return [Finding("schema.invalid", path, "Too deeply nested to validate.")], 1
+        out = [_schema_finding(path, error) for error in errors[:MAX_ERRORS_PER_RECORD]]
+        if len(errors) > MAX_ERRORS_PER_RECORD:
+            out.append(
+                Finding(
+                    "schema.invalid",
+                    path,
+                    f"{len(errors) - MAX_ERRORS_PER_RECORD} further schema errors not shown.",
+                )
+            )
+        return out, 1
+
+
+def _refuse_fast(uri: str) -> Any:
+    raise ValueError(f"{uri} is not available offline; no network request is made")
+
+
+Checked = tuple[str, Any, list[Finding], int]  # path, value (None if unusable), findings, 0/1
+
+
+def check_record(path: str, data: bytes, validators: Validators) -> Checked:
+    """Parse one record strictly from its hashed bytes and validate it."""
+    findings: list[Finding] = []
+    value = _parse(path, data, findings)
+    if value is None:
+        return path, None, findings, 0
+    more, checked = validators.record(path, value)
+    return path, value, findings + more, checked
 
 
 def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:

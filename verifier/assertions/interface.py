@@ -156,6 +156,12 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def show(value: Any, limit: int = 80) -> str:
+    if type(value) is int or value is None or type(value) is bool:
+        return (
+            "null"
+            if value is None
+            else ("true" if value is True else "false" if value is False else str(value))
+        )
     import json
 
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -73,6 +73,23 @@ def check(
     base: BaseOpt = None,
     max_bytes: MaxBytesOpt = None,
     max_ratio: MaxRatioOpt = None,
+    stages: Annotated[
+        str,
+        typer.Option(
+            "--stages",
+            help="Comma-separated stages to run: integrity (always: it is the one read of "
+            "every file), validity, consistency. Skipped stages are reported as skipped.",
+        ),
+    ] = "integrity,validity,consistency",
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes for hashing large files (default: one per available core).",
+        ),
+    ] = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -86,9 +103,20 @@ def check(
 
     pairs = plan([f.value for f in fmt or [Format.AUTO]], list(output or []))
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
-    report = verify(
-        location, Options(manifest=optional_path(manifest), scope=optional_tuple(scope), **more)
-    )
+    from verifier.commands.progress import progress_bar
+
+    with progress_bar(enabled=not quiet) as progress:
+        report = verify(
+            location,
+            Options(
+                manifest=optional_path(manifest),
+                scope=optional_tuple(scope),
+                stages=frozenset(s.strip() for s in stages.split(",") if s.strip()),
+                workers=jobs,
+                progress=progress,
+                **more,
+            ),
+        )
     for name, path in pairs:
         if quiet and path is None:
             continue

@@ -85,6 +85,15 @@ class Source(abc.ABC):
     def open(self, name: str) -> Stream:
         """A binary stream of a regular file. Raises ``OSError`` if it cannot be read."""
 
+    def parallel_reads(self) -> bool:
+        """Whether files can be opened independently by forked worker processes (a folder
+        can; a streamed tarball or a git pipe cannot)."""
+        return False
+
+    def size_hint(self, name: str) -> int:
+        """The size of a file if cheaply known (to balance work between processes), else 0."""
+        return 0
+
     def read_many(self, names: Iterable[str]) -> Iterator[tuple[str, Stream | OSError]]:
         """Streams of several regular files, in the order that suits the source (a tarball
         yields them in archive order, in one pass). A file that cannot be opened comes with
