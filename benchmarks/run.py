@@ -149,10 +149,11 @@ def commands(root: Path, cache: Path, blobs: bool) -> list[Command]:
             out.append(Command("check-jsonschema", ["bash", "-c", script], root,
                                "validity only"))
         out += [
-            Command("verify-evidence (validity)", [*verifier, "--stages", "validity"], root,
-                    "validity only"),
-            Command("verify-evidence (consistency)", [*verifier, "--stages", "consistency"],
-                    root, "consistency only"),
+            Command("verify-evidence (integrity + validity)",
+                    [*verifier, "--stages", "integrity,validity"], root, "integrity, validity"),
+            Command("verify-evidence (integrity + consistency)",
+                    [*verifier, "--stages", "integrity,consistency"], root,
+                    "integrity, consistency"),
         ]
     out.append(Command("verify-evidence check", verifier, root, "all three stages"))
     return out

@@ -165,8 +165,10 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     def is_record(path: str) -> bool:
         return path.startswith(records_prefix) and path.endswith(".json")
 
+    parse = bool(options.stages & {"validity", "consistency"})
+
     def keep(path: str) -> bool:
-        if not path.startswith(prefix):
+        if not parse or not path.startswith(prefix):
             return False
         inner = path[len(prefix) :]
         return is_record(inner) or is_schema_path(inner, options.schemas_dir)

@@ -9,6 +9,7 @@ can ever happen.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -209,6 +210,9 @@ class Validators:
         if schema_path in self._fast:
             return self._fast[schema_path]
         validator = None
+        if os.environ.get("VERIFIER_ENGINE") == "reference":  # the reference alone, e.g. to
+            self._fast[schema_path] = None  # run the test suite against it
+            return None
         try:
             import jsonschema_rs
 
