@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from typing import Any
 
 import pytest
@@ -17,6 +18,10 @@ from tests.conftest import REPO
 from verifier.validity import Validators
 
 pytest.importorskip("jsonschema_rs")
+if os.environ.get("VERIFIER_ENGINE") == "reference":
+    pytest.skip(
+        "the fast engine is switched off (VERIFIER_ENGINE=reference)", allow_module_level=True
+    )
 
 
 def validators() -> Validators:
