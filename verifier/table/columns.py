@@ -56,3 +56,14 @@ def problem_lines(row: CaseRow) -> list[str]:
         for cell in row.cells
         if not cell.verified
     ]
+
+
+def groups(row: CaseRow, plural: bool = False) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+    """A case's cells by group, in the order every in-depth view shows them."""
+    acceptance = (row.acceptance,) if row.acceptance else ()
+    return (
+        ("counts" if plural else "count", row.counts),
+        ("recorded outcome", row.outcomes),
+        ("original acceptance", acceptance),
+        ("later readbacks" if plural else "later readback", row.readbacks),
+    )

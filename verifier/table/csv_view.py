@@ -6,6 +6,7 @@ import csv
 import io
 
 from verifier.table.columns import HEADERS, row_values
+from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
 
 
@@ -26,12 +27,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     rows = [
         ["Case id", "Group", "Label", "Value", "File", "Pointer", "SHA-256", "Verified", "Problems"]
     ]
-    groups = (
-        ("count", row.counts),
-        ("recorded outcome", row.outcomes),
-        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
-        ("later readback", row.readbacks),
-    )
+    groups = columns_groups(row)
     for name, cells in groups:
         for cell in cells:
             rows.append(

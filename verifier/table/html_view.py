@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from verifier.table.columns import HEADERS, row_values
+from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
 
 STYLE = """
@@ -31,12 +32,7 @@ def _cells_table(row: CaseRow) -> list[str]:
         "<table><tr><th>Group</th><th>Value</th><th>Source</th><th>SHA-256</th>"
         "<th>Established by</th></tr>"
     ]
-    groups = (
-        ("count", row.counts),
-        ("recorded outcome", row.outcomes),
-        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
-        ("later readback", row.readbacks),
-    )
+    groups = columns_groups(row)
     for name, cells in groups:
         for cell in cells:
             cls = "" if cell.verified else ' class="unverified"'

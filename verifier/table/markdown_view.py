@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from verifier.table.columns import HEADERS, problem_lines, row_values
+from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
 
 
@@ -47,12 +48,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines.append("")
     lines.append("| Group | Value | Source | SHA-256 | Established by | Verified |")
     lines.append("|---|---|---|---|---|---|")
-    groups = (
-        ("count", row.counts),
-        ("recorded outcome", row.outcomes),
-        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
-        ("later readback", row.readbacks),
-    )
+    groups = columns_groups(row)
     for name, cells in groups:
         for cell in cells:
             by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from verifier.table.columns import HEADERS, problem_lines, row_values
+from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
 
 
@@ -31,12 +32,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
         f"{row.title}  [{row.id}; {row.kind}]",
         f"  evidence: {', '.join(row.evidence)}",
     ]
-    groups = (
-        ("counts", row.counts),
-        ("recorded outcome", row.outcomes),
-        ("original acceptance", (row.acceptance,) if row.acceptance else ()),
-        ("later readbacks", row.readbacks),
-    )
+    groups = columns_groups(row, plural=True)
     for name, cells in groups:
         lines.append(f"  {name}:")
         if not cells:
