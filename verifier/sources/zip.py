@@ -51,15 +51,7 @@ class ZipSource(IndexedSource):
         try:
             self._zip = zipfile.ZipFile(self._handle)
             infos = self._zip.infolist()
-        except (
-            zipfile.BadZipFile,
-            zlib.error,
-            EOFError,
-            NotImplementedError,
-            RuntimeError,
-            ValueError,
-            OSError,
-        ) as exc:
+        except (*_ERRORS, OSError) as exc:
             self._handle.close()
             raise SourceError(f"{path} is not a readable zip file: {exc}") from None
         builder = IndexBuilder(limits)
@@ -76,15 +68,7 @@ class ZipSource(IndexedSource):
             raise OSError("the member is encrypted")
         try:
             inner = self._zip.open(info)
-        except (
-            zipfile.BadZipFile,
-            zlib.error,
-            EOFError,
-            NotImplementedError,
-            RuntimeError,
-            ValueError,
-            OSError,
-        ) as exc:
+        except (*_ERRORS, OSError) as exc:
             raise OSError(f"cannot open the member: {exc}") from None
         return GuardedStream(inner, _ERRORS, info.file_size, "damaged member")
 
