@@ -22,6 +22,8 @@ _ERRORS: tuple[type[BaseException], ...] = (
     ValueError,
 )
 
+_OPEN_ERRORS: tuple[type[BaseException], ...] = (*_ERRORS, OSError)
+
 
 def entry_type(info: zipfile.ZipInfo) -> EntryType:
     mode = info.external_attr >> 16
@@ -51,7 +53,7 @@ class ZipSource(IndexedSource):
         try:
             self._zip = zipfile.ZipFile(self._handle)
             infos = self._zip.infolist()
-        except (*_ERRORS, OSError) as exc:
+        except _OPEN_ERRORS as exc:
             self._handle.close()
             raise SourceError(f"{path} is not a readable zip file: {exc}") from None
         builder = IndexBuilder(limits)
@@ -68,7 +70,7 @@ class ZipSource(IndexedSource):
             raise OSError("the member is encrypted")
         try:
             inner = self._zip.open(info)
-        except (*_ERRORS, OSError) as exc:
+        except _OPEN_ERRORS as exc:
             raise OSError(f"cannot open the member: {exc}") from None
         return GuardedStream(inner, _ERRORS, info.file_size, "damaged member")
 
