@@ -54,6 +54,24 @@ def escape_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def _max_depth(value: Any) -> int:
+    """Maximum nesting depth, iteratively, stopping once past the limit."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                return deepest
+        children = node.values() if type(node) is dict or type(node) is _Dup else node
+        stack.extend((c, depth + 1) for c in children if type(c) in _CONTAINERS)
+    return deepest
+
+
+_CONTAINERS = (dict, list, _Dup)
+
+
 def _depth_and_dups(value: Any) -> tuple[int, list[tuple[str, str]]]:
     """Maximum nesting depth and (pointer, key) of every repeated key, iteratively."""
     deepest = 0
@@ -128,7 +146,9 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
     if not repeated and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
         # No object repeated a key, and fewer openers than the limit: nothing to walk for.
         return value, []
-    depth, dups = _depth_and_dups(value)
+    # Many openers, or a repeated key: measure the depth; name the repeats (with pointers)
+    # only if there are any.
+    depth, dups = _depth_and_dups(value) if repeated else (_max_depth(value), [])
     if depth > MAX_DEPTH:
         return None, [
             JsonProblem(

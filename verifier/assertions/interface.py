@@ -36,6 +36,9 @@ class Outcome:
         return cls(AssertionStatus.FAILED, message)
 
 
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
 def resolve_pointer(document: Any, pointer: str) -> Any:
     """RFC 6901. Returns the value, or raises :class:`EvalError`."""
     if pointer == "":
@@ -44,13 +47,13 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
         raise EvalError(f"{pointer!r} is not a JSON pointer (it must start with '/')")
     node = document
     for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = raw.replace("~1", "/").replace("~0", "~") if "~" in raw else raw
         if isinstance(node, dict):
             if token not in node:
                 raise EvalError(f"pointer {pointer} resolves to nothing (no member {token!r})")
             node = node[token]
         elif isinstance(node, list):
-            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(node):
+            if not _INDEX.fullmatch(token) or int(token) >= len(node):
                 raise EvalError(f"pointer {pointer} resolves to nothing (no index {token!r})")
             node = node[int(token)]
         else:

@@ -27,7 +27,9 @@ class DirectorySource(Source):
         self._real_dirs: set[str] = set()
 
     def _full(self, name: str) -> str:
-        return os.path.join(self.root, *name.split("/")) if name else self.root
+        if not name:
+            return self.root
+        return self.root + os.sep + (name if os.sep == "/" else name.replace("/", os.sep))
 
     def kind(self, name: str) -> Kind:
         path = self.root
@@ -39,11 +41,10 @@ class DirectorySource(Source):
             prefix = "/".join(parts[:i])
             if prefix in self._real_dirs:
                 start = i
-                path = os.path.join(self.root, *parts[:i])
+                path = self._full(prefix)
                 break
         for i in range(start, len(parts)):
-            part = parts[i]
-            path = os.path.join(path, part)
+            path = path + os.sep + parts[i]
             try:
                 st = os.lstat(path)
             except (FileNotFoundError, NotADirectoryError):
