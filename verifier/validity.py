@@ -98,7 +98,8 @@ def check_validity(
             )
             continue
         try:
-            Draft202012Validator.check_schema(value)
+            if not _meta_valid_fast(value):  # the reference explains, or confirms, a failure
+                Draft202012Validator.check_schema(value)
         except SchemaError as exc:
             findings.append(
                 Finding(
@@ -287,6 +288,19 @@ class Validators:
                 )
             )
         return out, 1
+
+
+def _meta_valid_fast(schema: Any) -> bool:
+    """True if jsonschema-rs finds the schema valid against its metaschema; False when it does
+    not, or is not available (then python-jsonschema, the reference, decides)."""
+    if os.environ.get("VERIFIER_ENGINE") == "reference":
+        return False
+    try:
+        import jsonschema_rs
+
+        return bool(jsonschema_rs.meta.is_valid(schema))
+    except Exception:
+        return False
 
 
 def _refuse_fast(uri: str) -> Any:

@@ -104,3 +104,23 @@ def test_findings_come_from_the_reference_whichever_engine_looked_first() -> Non
     alone, _ = engines.record(path, broken)
     assert with_fast == alone
     assert {f.pointer for f in alone} == {"/startedAt", "/counters/toolExecutions"}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": 12},
+        {"properties": {"a": {"minimum": "x"}}},
+        {"required": "a"},
+        {"$defs": {"x": {"enum": 3}}},
+        {"type": "object", "properties": {"a": {"type": "string"}}},
+    ],
+)
+def test_metaschema_checks_agree(schema: dict[str, Any]) -> None:
+    import jsonschema_rs
+    from jsonschema import Draft202012Validator
+
+    full = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    assert jsonschema_rs.meta.is_valid(full) == Draft202012Validator(
+        Draft202012Validator.META_SCHEMA
+    ).is_valid(full)
