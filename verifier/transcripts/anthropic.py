@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.transcripts.interface import Shape, message_at, string_at, text_of
+from verifier.transcripts.interface import Shape, block_calls, message_at, string_at, text_of
 from verifier.transcripts.model import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
 
@@ -68,20 +68,7 @@ class Anthropic(Shape):
             else:
                 parts.append(Boundary(i, 0))
                 if role == "assistant" and blocks is not None:
-                    for k, block in enumerate(blocks):
-                        if isinstance(block, dict) and block.get("type") == "tool_use":
-                            pointer = f"/content/{k}"
-                            call_id = string_at(block, "id", i, "a tool_use", pointer)
-                            name = block.get("name")
-                            parts.append(
-                                Call(
-                                    i,
-                                    k,
-                                    call_id,
-                                    name if isinstance(name, str) else "?",
-                                    pointer=pointer,
-                                )
-                            )
+                    parts.extend(block_calls(blocks, i, "tool_use"))
             out.append(Entry(i, role, tuple(parts)))
         return out
 

@@ -87,3 +87,18 @@ class Shape(abc.ABC):
     def result_message(self, parts: list[Any], call_message: Any) -> Any:
         """A new message of the result role holding ``parts``."""
         raise NotImplementedError
+
+
+def block_calls(blocks: list[Any], index: int, block_type: str) -> list[Call]:
+    """The calls made by content blocks of ``block_type`` (Anthropic ``tool_use``, Pi
+    ``toolCall``): each block's ``id`` and ``name``, pointed at as ``/content/K``."""
+    calls = []
+    for k, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") == block_type:
+            pointer = f"/content/{k}"
+            call_id = string_at(block, "id", index, f"a {block_type}", pointer)
+            name = block.get("name")
+            calls.append(
+                Call(index, k, call_id, name if isinstance(name, str) else "?", pointer=pointer)
+            )
+    return calls

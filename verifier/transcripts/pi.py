@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
+from verifier.transcripts.interface import (
+    Shape,
+    ShapeError,
+    block_calls,
+    message_at,
+    string_at,
+    text_of,
+)
 from verifier.transcripts.model import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
 
@@ -61,20 +68,7 @@ class Pi(Shape):
                 parts.append(Boundary(i, 0))
                 content = msg.get("content")
                 if role == "assistant" and isinstance(content, list):
-                    for k, block in enumerate(content):
-                        if isinstance(block, dict) and block.get("type") == "toolCall":
-                            pointer = f"/content/{k}"
-                            call_id = string_at(block, "id", i, "a toolCall", pointer)
-                            name = block.get("name")
-                            parts.append(
-                                Call(
-                                    i,
-                                    k,
-                                    call_id,
-                                    name if isinstance(name, str) else "?",
-                                    pointer=pointer,
-                                )
-                            )
+                    parts.extend(block_calls(content, i, "toolCall"))
             out.append(Entry(i, role, tuple(parts)))
         return out
 
