@@ -194,8 +194,20 @@ class FileReader:
             (n, self.keep(n), n in variants, expected.get(n), self.source.size_hint(n))
             for n in names
         ]
+        done = 0
+
+        def advance(count: int) -> None:
+            nonlocal done
+            done += count
+            if self.progress is not None:
+                self.progress("integrity", done, len(jobs))
+
         results = map_batches(
-            _read_batch, jobs, workers=self.workers, weight=lambda job: job[4] + 4096
+            _read_batch,
+            jobs,
+            workers=self.workers,
+            weight=lambda job: job[4] + 4096,
+            progress=advance,
         )
         for name, digest, data, error in results:
             if error is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,30 +50,25 @@ def map_batches(
     items: Sequence[T],
     *,
     workers: int,
-    initializer: Callable[..., Any] | None = None,
-    initargs: tuple[Any, ...] = (),
     weight: Callable[[T], int] = lambda _: 1,
-    local: Callable[[list[T]], list[R]] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[R]:
-    """``fn`` over batches of ``items`` in worker processes, flattened in input order.
-
-    ``local`` runs a batch in this process (without the worker's initializer); it is used when
-    a pool does not pay or cannot be made. ``progress`` is told how many items are done.
+    """``fn`` over batches of ``items`` in forked worker processes (which inherit this
+    process's state), flattened in input order; in this process when a pool does not pay or
+    cannot be made. ``progress`` is told how many items each finished batch held.
     """
     items = list(items)
-    run_here = local or fn
     big = len(items) >= MIN_ITEMS or sum(weight(i) for i in items) >= MIN_WEIGHT
     can_fork = "fork" in multiprocessing.get_all_start_methods()
     if workers <= 1 or not big or not can_fork or len(items) < 2:
-        results = run_here(items)
+        results = fn(items)
         if progress:
             progress(len(items))
         return results
     batches = _batches(items, weight)
     context = multiprocessing.get_context("fork")
     out: list[R] = []
-    with context.Pool(min(workers, len(batches)), initializer, initargs) as pool:
+    with context.Pool(min(workers, len(batches))) as pool:
         for result in pool.imap(fn, batches, chunksize=1):
             out.extend(result)
             if progress:
