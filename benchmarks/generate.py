@@ -36,8 +36,17 @@ COUNTERS = {
 SCHEMAS = {
     "run.schema.json": {
         "type": "object",
-        "required": ["$schema", "caseId", "startedAt", "endedAt", "status", "counters",
-                     "countersAfterDuplicate", "receipt", "notes"],
+        "required": [
+            "$schema",
+            "caseId",
+            "startedAt",
+            "endedAt",
+            "status",
+            "counters",
+            "countersAfterDuplicate",
+            "receipt",
+            "notes",
+        ],
         "additionalProperties": False,
         "properties": {
             "$schema": {"const": ID + "run.schema.json"},
@@ -104,8 +113,9 @@ def dump(value: object) -> bytes:
 
 def case_records(i: int, rng: random.Random) -> dict[str, bytes]:
     case = f"case-{i:06d}"
-    pi = "pi_" + "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789")
-                         for _ in range(24))
+    pi = "pi_" + "".join(
+        rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789") for _ in range(24)
+    )
     executions = 1 if rng.random() < 0.9 else 2
     counters = {"toolExecutions": executions, "gatewayRequests": 1, "createRequests": 1}
     minute, second = divmod(i % 3600, 60)
@@ -126,10 +136,24 @@ def case_records(i: int, rng: random.Random) -> dict[str, bytes]:
     call = f"call-{i:06d}"
     messages: list[dict[str, object]] = [
         {"role": "user", "content": f"Pay invoice {i}. " + "x" * rng.randrange(50, 150)},
-        {"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "create_payment",
-                                           "arguments": {"invoice": i, "amount": 100}}]},
-        {"role": "toolResult", "toolCallId": call, "toolName": "create_payment",
-         "content": MARKER, "isError": True},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "toolCall",
+                    "id": call,
+                    "name": "create_payment",
+                    "arguments": {"invoice": i, "amount": 100},
+                }
+            ],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": call,
+            "toolName": "create_payment",
+            "content": MARKER,
+            "isError": True,
+        },
         {"role": "user", "content": "What happened?"},
         {"role": "assistant", "content": [{"type": "text", "text": "y" * rng.randrange(50, 150)}]},
     ]
@@ -141,8 +165,11 @@ def case_records(i: int, rng: random.Random) -> dict[str, bytes]:
         "object": {"id": pi, "status": "succeeded", "amount": 100},
     }
     base = f"evidence/cases/{i // 1000:03d}/{case}"
-    return {f"{base}/run.json": dump(run), f"{base}/transcript.json": dump(transcript),
-            f"{base}/readback.json": dump(readback)}
+    return {
+        f"{base}/run.json": dump(run),
+        f"{base}/transcript.json": dump(transcript),
+        f"{base}/readback.json": dump(readback),
+    }
 
 
 def assertions_for(i: int) -> list[dict[str, object]]:
@@ -152,12 +179,29 @@ def assertions_for(i: int) -> list[dict[str, object]]:
         return {"file": f"{base}/{name}", "pointer": pointer}
 
     return [
-        {"id": f"c{i:06d}.same-payment", "kind": "same-value", "description": "Receipt and readback agree.",
-         "selects": [sel("run.json", "/receipt/paymentIntent"), sel("readback.json", "/object/id")]},
-        {"id": f"c{i:06d}.messages", "kind": "count", "description": "Five messages.",
-         "select": sel("transcript.json", "/messages"), "equals": 5},
-        {"id": f"c{i:06d}.unchanged", "kind": "unchanged", "description": "Counters unchanged.",
-         "before": sel("run.json", "/counters"), "after": sel("run.json", "/countersAfterDuplicate")},
+        {
+            "id": f"c{i:06d}.same-payment",
+            "kind": "same-value",
+            "description": "Receipt and readback agree.",
+            "selects": [
+                sel("run.json", "/receipt/paymentIntent"),
+                sel("readback.json", "/object/id"),
+            ],
+        },
+        {
+            "id": f"c{i:06d}.messages",
+            "kind": "count",
+            "description": "Five messages.",
+            "select": sel("transcript.json", "/messages"),
+            "equals": 5,
+        },
+        {
+            "id": f"c{i:06d}.unchanged",
+            "kind": "unchanged",
+            "description": "Counters unchanged.",
+            "before": sel("run.json", "/counters"),
+            "after": sel("run.json", "/countersAfterDuplicate"),
+        },
     ]
 
 
@@ -186,8 +230,10 @@ def generate(out: str, records: int, seed: int, blobs: int, blob_mb: int) -> Non
         for name, data in case_records(i, rng).items():
             put(name, data)
         spec.extend(assertions_for(i))
-    put("evidence/assertions.json", dump({"$schema": ID + "assertion-spec.schema.json",
-                                          "assertions": spec}))
+    put(
+        "evidence/assertions.json",
+        dump({"$schema": ID + "assertion-spec.schema.json", "assertions": spec}),
+    )
     chunk = bytes(rng.getrandbits(8) for _ in range(1 << 16))
     for b in range(blobs):
         path = os.path.join(out, "blobs", f"capture-{b}.bin")
@@ -195,7 +241,7 @@ def generate(out: str, records: int, seed: int, blobs: int, blob_mb: int) -> Non
         digest = hashlib.sha256()
         with open(path, "wb") as handle:
             for k in range(blob_mb * 16):
-                piece = chunk[k % 251:] + chunk[: k % 251]
+                piece = chunk[k % 251 :] + chunk[: k % 251]
                 handle.write(piece)
                 digest.update(piece)
         entries.append((f"blobs/capture-{b}.bin", digest.hexdigest()))

@@ -68,8 +68,9 @@ def tree_rss(pid: int) -> int:
 
 def run_once(command: Command) -> None:
     start = time.perf_counter()
-    proc = subprocess.Popen(command.argv, cwd=command.cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        command.argv, cwd=command.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     peak = 0
     done = threading.Event()
 
@@ -120,8 +121,9 @@ def bag_of(root: Path, cache: Path) -> Path | None:
     bag = cache / (root.name + ".bag")
     if not (bag / "bagit.txt").exists():
         shutil.rmtree(bag, ignore_errors=True)
-        shutil.copytree(root, bag, copy_function=os.link,
-                        ignore=shutil.ignore_patterns("manifest.sha256"))
+        shutil.copytree(
+            root, bag, copy_function=os.link, ignore=shutil.ignore_patterns("manifest.sha256")
+        )
         bagit.make_bag(str(bag), checksums=["sha256"], processes=2)
     return bag
 
@@ -129,31 +131,51 @@ def bag_of(root: Path, cache: Path) -> Path | None:
 def commands(root: Path, cache: Path, blobs: bool) -> list[Command]:
     verifier = [sys.executable, "-m", "verifier", "check", str(root), "--quiet"]
     out = [
-        Command("sha256sum -c", ["sha256sum", "-c", "--quiet", "manifest.sha256"], root,
-                "integrity only"),
-        Command("verify-evidence (integrity)", [*verifier, "--stages", "integrity"], root,
-                "integrity only"),
+        Command(
+            "sha256sum -c",
+            ["sha256sum", "-c", "--quiet", "manifest.sha256"],
+            root,
+            "integrity only",
+        ),
+        Command(
+            "verify-evidence (integrity)",
+            [*verifier, "--stages", "integrity"],
+            root,
+            "integrity only",
+        ),
     ]
     bag = bag_of(root, cache)
     if bag is not None:
-        out.append(Command("bagit --validate", [sys.executable, "-m", "bagit", "--validate",
-                                                "--processes", "2", str(bag)], root,
-                           "integrity only", reads=bag))
+        out.append(
+            Command(
+                "bagit --validate",
+                [sys.executable, "-m", "bagit", "--validate", "--processes", "2", str(bag)],
+                root,
+                "integrity only",
+                reads=bag,
+            )
+        )
     if not blobs:
         if shutil.which("check-jsonschema"):
             script = (
                 "set -e; for s in run transcript readback; do "
-                "find evidence/cases -name \"$s.json\" -print0 | xargs -0 check-jsonschema "
+                'find evidence/cases -name "$s.json" -print0 | xargs -0 check-jsonschema '
                 "--schemafile schemas/$s.schema.json >/dev/null; done"
             )
-            out.append(Command("check-jsonschema", ["bash", "-c", script], root,
-                               "validity only"))
+            out.append(Command("check-jsonschema", ["bash", "-c", script], root, "validity only"))
         out += [
-            Command("verify-evidence (integrity + validity)",
-                    [*verifier, "--stages", "integrity,validity"], root, "integrity, validity"),
-            Command("verify-evidence (integrity + consistency)",
-                    [*verifier, "--stages", "integrity,consistency"], root,
-                    "integrity, consistency"),
+            Command(
+                "verify-evidence (integrity + validity)",
+                [*verifier, "--stages", "integrity,validity"],
+                root,
+                "integrity, validity",
+            ),
+            Command(
+                "verify-evidence (integrity + consistency)",
+                [*verifier, "--stages", "integrity,consistency"],
+                root,
+                "integrity, consistency",
+            ),
         ]
     out.append(Command("verify-evidence check", verifier, root, "all three stages"))
     return out
@@ -172,14 +194,19 @@ def report(label: str, root: Path, cmds: list[Command], rounds: int) -> str:
     files, total = size_of(root)
     full = next(c for c in cmds if c.name == "verify-evidence check")
     base = statistics.median(full.times)
-    lines = [f"### {label}: {files:,} files, {total / 1e6:,.0f} MB", "",
-             "| command | checks | median s | files/s | MB/s | vs verify-evidence check "
-             "| peak MB | exit |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"### {label}: {files:,} files, {total / 1e6:,.0f} MB",
+        "",
+        "| command | checks | median s | files/s | MB/s | vs verify-evidence check "
+        "| peak MB | exit |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for c in cmds:
         med = statistics.median(c.times)
         lines.append(
             f"| {c.name} | {c.what} | {med:.2f} | {files / med:,.0f} | {total / 1e6 / med:,.0f} "
-            f"| {med / base:.2f}x | {max(c.peaks) / 1e6:.0f} | {sorted(set(c.codes))} |")
+            f"| {med / base:.2f}x | {max(c.peaks) / 1e6:.0f} | {sorted(set(c.codes))} |"
+        )
     lines.append("")
     return "\n".join(lines)
 
@@ -194,8 +221,10 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return (f"{platform.machine()}, {os.cpu_count()} cores ({cpu}), Python "
-            f"{platform.python_version()}, {platform.system()} {platform.release()}")
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores ({cpu}), Python "
+        f"{platform.python_version()}, {platform.system()} {platform.release()}"
+    )
 
 
 def main() -> None:
@@ -206,8 +235,10 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/verifier-bench"))
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    print(f"Machine: {machine()}. Medians of {args.rounds} runs, commands alternating; "
-          "before every timed run the archive was read once, untimed (warm page cache).\n")
+    print(
+        f"Machine: {machine()}. Medians of {args.rounds} runs, commands alternating; "
+        "before every timed run the archive was read once, untimed (warm page cache).\n"
+    )
     plans = [(f"{n:,} records", archive(args.cache, n, 0), False) for n in args.sizes]
     if args.blobs:
         plans.append(("4 x 256 MB blobs", archive(args.cache, 0, 4), True))

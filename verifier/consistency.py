@@ -6,10 +6,12 @@ its own; a malformed one is an ``assertion.error``, and the rest still run.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from verifier.assertions import KINDS, Context, EvalError
 from verifier.model import AssertionResult, AssertionStatus, Finding, Stage, StageResult
+from verifier.records import Need, Records
 
 DEFAULT_SPEC = "evidence/assertions.json"
 
@@ -19,8 +21,25 @@ def _text(item: dict[str, Any], key: str, default: str) -> str:
     return value if isinstance(value, str) else default
 
 
+def needs_of(spec: Any) -> Iterator[Need]:
+    """What the assertions of ``spec`` (the parsed assertion spec) will read, as each kind
+    declares it; nothing for a malformed spec or assertion (evaluating it is an error)."""
+    assertions = spec.get("assertions") if isinstance(spec, dict) else None
+    for item in assertions if isinstance(assertions, list) else ():
+        if not isinstance(item, dict):
+            continue
+        name = item.get("kind")
+        kind = KINDS.get(name) if isinstance(name, str) else None
+        if kind is None:
+            continue
+        try:
+            yield from kind.needs(item)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            continue  # evaluating it reports what is malformed
+
+
 def check_consistency(
-    records: dict[str, Any], manifested: set[str], spec_path: str, spec_present: bool
+    records: Records, manifested: set[str], spec_path: str, spec_present: bool
 ) -> tuple[StageResult, list[AssertionResult]]:
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
@@ -28,7 +47,7 @@ def check_consistency(
         stage.note = f"No assertion spec ({spec_path}): nothing to check."
         stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
         return stage, results
-    spec = records.get(spec_path)
+    spec = records.document(spec_path)
     assertions = spec.get("assertions") if isinstance(spec, dict) else None
     if not isinstance(assertions, list):
         stage.findings.append(

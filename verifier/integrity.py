@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from verifier.hints import Hinter
 from verifier.manifest import normalize_name, parse_manifest, unsafe_reason
@@ -120,8 +121,27 @@ def _digest(
     )
 
 
+class Processor(Protocol):
+    """What a later stage does with the bytes of the files it keeps, during their one read.
+
+    ``early`` files are read first, in this process, and their bytes handed to ``prepare``
+    (schemas, say). Worker processes start after that; then ``wants`` is asked, in this
+    process, what each other kept file needs, and ``process`` runs on its bytes in whichever
+    process read it. Only ``process``'s result is kept, not the bytes.
+    """
+
+    def early(self, name: str) -> bool: ...
+
+    def prepare(self, early: dict[str, bytes]) -> None: ...
+
+    def wants(self, name: str) -> Any: ...
+
+    def process(self, name: str, data: bytes, wants: Any) -> Any: ...
+
+
 class FileReader:
-    """Reads each file of a source at most once; keeps the bytes later stages parse."""
+    """Reads each file of a source at most once. Kept files (those a later stage parses) are
+    handed to the processor, if there is one, and otherwise held as bytes."""
 
     def __init__(
         self,
@@ -130,18 +150,25 @@ class FileReader:
         preread: dict[str, bytes] | None = None,
         workers: int = 1,
         progress: Callable[[str, int, int], None] | None = None,
+        processor: Processor | None = None,
     ) -> None:
         self.source = source
         self.keep = keep
         self.workers = workers
         self.progress = progress
+        self.processor = processor
+        self.prepared = processor is None
         self.digests: dict[str, Digest] = {}
         self.errors: dict[str, str] = {}
-        self.contents: dict[str, bytes] = {}
+        self.contents: dict[str, bytes] = {}  # kept bytes: early files, or all without processor
+        self.processed: dict[str, Any] = {}  # name -> the processor's result
         for name, data in (preread or {}).items():
             self.digests[name] = Digest(hashlib.sha256(data).hexdigest(), len(data))
             if keep(name):
                 self.contents[name] = data
+
+    def _early(self, name: str) -> bool:
+        return self.processor is None or self.processor.early(name)
 
     def read(
         self,
@@ -149,94 +176,117 @@ class FileReader:
         variants: set[str] | None = None,
         expected: dict[str, str] | None = None,
     ) -> None:
+        variants = variants or set()
+        expected = expected or {}
         todo = [n for n in names if n not in self.digests and n not in self.errors]
-        if not todo:
+        early = [n for n in todo if self.keep(n) and self._early(n)]
+        self._read_here(early, variants, expected, early=True)
+        if not self.prepared and self.processor is not None:
+            self.processor.prepare({n: b for n, b in self.contents.items() if self.keep(n)})
+            self.prepared = True
+        rest = [n for n in todo if n not in self.digests and n not in self.errors]
+        if not rest:
             return
+        from verifier.parallel import worth_it
+
         if self.workers > 1 and self.source.parallel_reads():
-            # Files whose bytes are kept (records) are read here: shipping them back from
-            # workers costs more than reading them. The rest (blobs) is hashed in parallel.
-            kept = [n for n in todo if self.keep(n)]
-            rest = [n for n in todo if not self.keep(n)]
-            self._read_parallel(rest, variants or set(), expected or {})
-            todo = kept
-        total = len(todo)
-        for done, (name, stream) in enumerate(self.source.read_many(todo), 1):
+            sizes = {n: self.source.size_hint(n) for n in rest}
+            if worth_it(len(rest), sum(sizes.values()), self.workers):
+                self._read_parallel(rest, sizes, variants, expected)
+                return
+        self._read_here(rest, variants, expected, early=False)
+
+    def _read_here(
+        self, names: list[str], variants: set[str], expected: dict[str, str], early: bool
+    ) -> None:
+        total = len(names)
+        processor = None if early else self.processor
+        for done, (name, stream) in enumerate(self.source.read_many(names), 1):
             if self.progress is not None and done % 1000 == 0:
                 self.progress("integrity", done, total)
             if isinstance(stream, OSError):
                 self.errors[name] = stream.strerror or str(stream)
                 continue
+            keep = self.keep(name)
             try:
                 with stream:
-                    digest, data = _digest(
-                        stream,
-                        self.keep(name),
-                        name in (variants or ()),
-                        (expected or {}).get(name),
-                    )
+                    digest, data = _digest(stream, keep, name in variants, expected.get(name))
             except OSError as exc:
                 self.errors[name] = exc.strerror or str(exc)
                 continue
             self.digests[name] = digest
             if data is not None:
-                self.contents[name] = data
+                if processor is not None:
+                    self.processed[name] = processor.process(name, data, processor.wants(name))
+                else:
+                    self.contents[name] = data
 
     def _read_parallel(
-        self, names: list[str], variants: set[str], expected: dict[str, str]
+        self, names: list[str], sizes: dict[str, int], variants: set[str], expected: dict[str, str]
     ) -> None:
         """The same reads, spread over processes (a folder: files can be opened in any
-        order). Results are merged in the order of ``names``."""
-        from verifier.parallel import map_batches
+        order). Workers start before the processor is asked what each file needs, so what
+        it builds to answer stays in this process. Results are merged in ``names`` order."""
+        from verifier.parallel import Workers
 
         global _READER
         _READER = self
-        jobs = [
-            (n, self.keep(n), n in variants, expected.get(n), self.source.size_hint(n))
-            for n in names
-        ]
         done = 0
 
         def advance(count: int) -> None:
             nonlocal done
             done += count
             if self.progress is not None:
-                self.progress("integrity", done, len(jobs))
+                self.progress("integrity", done, len(names))
 
-        results = map_batches(
-            _read_batch,
-            jobs,
-            workers=self.workers,
-            weight=lambda job: job[4] + 4096,
-            progress=advance,
-        )
-        for name, digest, data, error in results:
+        with Workers(_read_batch, self.workers) as pool:
+            processor = self.processor
+            jobs = [
+                (
+                    n,
+                    keep := self.keep(n),
+                    n in variants,
+                    expected.get(n),
+                    sizes[n],
+                    processor.wants(n) if keep and processor is not None else None,
+                )
+                for n in names
+            ]
+            results = pool.map(jobs, weight=lambda job: job[4] + 4096, progress=advance)
+        for name, digest, data, processed, error in results:
             if error is not None:
                 self.errors[name] = error
                 continue
             assert digest is not None
             self.digests[name] = digest
-            if data is not None:
+            if processed is not None:
+                self.processed[name] = processed
+            elif data is not None:
                 self.contents[name] = data
 
 
 _READER: FileReader | None = None  # inherited by forked workers
 
 
-ReadResult = tuple[str, Digest | None, bytes | None, str | None]
+Job = tuple[str, bool, bool, "str | None", int, Any]
+ReadResult = tuple[str, "Digest | None", "bytes | None", Any, "str | None"]
 
 
-def _read_batch(batch: list[tuple[str, bool, bool, str | None, int]]) -> list[ReadResult]:
+def _read_batch(batch: list[Job]) -> list[ReadResult]:
     assert _READER is not None
-    source = _READER.source
+    source, processor = _READER.source, _READER.processor
     out: list[ReadResult] = []
-    for name, keep, variants, expected, _ in batch:
+    for name, keep, variants, expected, _, wants in batch:
         try:
             with source.open(name) as stream:
                 digest, data = _digest(stream, keep, variants, expected)
         except OSError as exc:
-            out.append((name, None, None, exc.strerror or str(exc)))
+            out.append((name, None, None, None, exc.strerror or str(exc)))
             continue
-        out.append((name, digest, data, None))
+        if data is not None and processor is not None:
+            out.append((name, digest, None, processor.process(name, data, wants), None))
+        else:
+            out.append((name, digest, data, None, None))
     return out
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from verifier.records import Records
+
 
 class Stage(StrEnum):
     """The pipeline's stages, in the order they run."""
@@ -251,9 +253,9 @@ class Report:
     consistency: StageResult
     files: list[FileEntry] = field(default_factory=list)
     assertions: list[AssertionResult] = field(default_factory=list)
-    # The parsed records (path -> value) the stages worked on, for views such as the case
-    # table; not part of the serialised report.
-    records: dict[str, Any] = field(default_factory=dict, repr=False)
+    # What the stages kept of the parsed records (which parsed, the values the assertions
+    # and the case catalogue select), for views such as the case table; not serialised.
+    records: Records = field(default_factory=Records, repr=False)
 
     @property
     def stages(self) -> tuple[StageResult, StageResult, StageResult]:

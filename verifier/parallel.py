@@ -1,23 +1,31 @@
 """Spread per-file work over processes, with results in the order of the input.
 
-Work is cut into batches and mapped over a pool of forked workers (hashing and parsing are
-CPU-bound, so threads would not help); results come back in input order, so every report is
-the same whatever the number of workers. Small inputs, one worker, or a platform without
-``fork`` run in this process: the same function, the same results.
+Work is cut into batches and shared between this process and forked workers (hashing and
+parsing are CPU-bound, so threads would not help): with N workers, N - 1 processes are
+forked and this process takes batches too, so N cores are used by N processes. Each process
+takes the next batch from one queue, so a large file does not hold the others back. Results
+come back in input order, so every report is the same whatever the number of workers. Small
+inputs, one worker, or a platform without ``fork`` run in this process: the same function,
+the same results.
+
+Workers are forked before the caller builds its jobs (:class:`Workers`), so state the caller
+builds afterwards (a parsed assertion spec, say) is not copied into them.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
+import traceback
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS = 2000  # below this many items, or
-MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting a pool
+MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
 BATCH_WEIGHT = 4 << 20
 BATCH_ITEMS = 512
 
@@ -27,6 +35,12 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def worth_it(count: int, weight: int, workers: int) -> bool:
+    """Whether forking workers pays for ``count`` items weighing ``weight`` bytes."""
+    can_fork = "fork" in multiprocessing.get_all_start_methods()
+    return workers > 1 and can_fork and count >= 2 and (count >= MIN_ITEMS or weight >= MIN_WEIGHT)
 
 
 def _batches(items: Sequence[T], weight: Callable[[T], int]) -> list[list[T]]:
@@ -45,6 +59,95 @@ def _batches(items: Sequence[T], weight: Callable[[T], int]) -> list[list[T]]:
     return out
 
 
+class WorkerError(RuntimeError):
+    """A worker process failed; the message holds its traceback."""
+
+
+def _serve(fn: Callable[[list[Any]], list[Any]], tasks: Any, results: Any) -> None:
+    while True:
+        task = tasks.get()
+        if task is None:
+            break
+        index, batch = task
+        try:
+            results.put((index, fn(batch), None))
+        except BaseException:  # reported to the parent, which raises it
+            results.put((index, None, traceback.format_exc()))
+
+
+class Workers(Generic[T, R]):
+    """``workers - 1`` forked processes serving ``fn`` over batches, with this process taking
+    batches too. Fork happens at construction; use as a context manager."""
+
+    def __init__(self, fn: Callable[[list[T]], list[R]], workers: int) -> None:
+        self.fn = fn
+        context = multiprocessing.get_context("fork")
+        # Queues with feeder threads: a put never blocks, so neither side can stall the other.
+        self._tasks: Any = context.Queue()
+        self._results: Any = context.Queue()
+        self._procs = [
+            context.Process(target=_serve, args=(fn, self._tasks, self._results), daemon=True)
+            for _ in range(max(0, workers - 1))
+        ]
+        for proc in self._procs:
+            proc.start()
+
+    def map(
+        self,
+        items: Sequence[T],
+        weight: Callable[[T], int] = lambda _: 1,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[R]:
+        batches = _batches(items, weight)
+        for index, batch in enumerate(batches):
+            self._tasks.put((index, batch))
+        for _ in range(len(self._procs) + 1):
+            self._tasks.put(None)
+        done: dict[int, list[R]] = {}
+
+        def collect(block: bool) -> None:
+            while len(done) < len(batches) and (block or not self._results.empty()):
+                try:
+                    index, result, error = self._results.get(timeout=1)
+                except queue.Empty:
+                    if any(p.exitcode not in (None, 0) for p in self._procs):
+                        raise WorkerError("a worker process ended without its results") from None
+                    continue
+                if error is not None:
+                    raise WorkerError(error)
+                done[index] = result
+                if progress:
+                    progress(len(result))
+
+        while True:  # this process serves too, until it meets its end-of-work marker
+            task = self._tasks.get()
+            if task is None:
+                break
+            index, batch = task
+            done[index] = self.fn(batch)
+            if progress:
+                progress(len(batch))
+            collect(block=False)
+        collect(block=True)
+        return [r for i in range(len(batches)) for r in done[i]]
+
+    def close(self) -> None:
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():  # pragma: no cover - a worker stuck past its end-of-work
+                proc.kill()
+                proc.join()
+
+    def __enter__(self) -> Workers[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is not None:
+            for proc in self._procs:
+                proc.kill()
+        self.close()
+
+
 def map_batches(
     fn: Callable[[list[T]], list[R]],
     items: Sequence[T],
@@ -53,24 +156,14 @@ def map_batches(
     weight: Callable[[T], int] = lambda _: 1,
     progress: Callable[[int], None] | None = None,
 ) -> list[R]:
-    """``fn`` over batches of ``items`` in forked worker processes (which inherit this
-    process's state), flattened in input order; in this process when a pool does not pay or
-    cannot be made. ``progress`` is told how many items each finished batch held.
-    """
+    """``fn`` over batches of ``items`` in this process and forked workers (which inherit this
+    process's state), flattened in input order; in this process alone when workers do not pay
+    or cannot be made. ``progress`` is told how many items each finished batch held."""
     items = list(items)
-    big = len(items) >= MIN_ITEMS or sum(weight(i) for i in items) >= MIN_WEIGHT
-    can_fork = "fork" in multiprocessing.get_all_start_methods()
-    if workers <= 1 or not big or not can_fork or len(items) < 2:
+    if not worth_it(len(items), sum(weight(i) for i in items), workers):
         results = fn(items)
         if progress:
             progress(len(items))
         return results
-    batches = _batches(items, weight)
-    context = multiprocessing.get_context("fork")
-    out: list[R] = []
-    with context.Pool(min(workers, len(batches))) as pool:
-        for result in pool.imap(fn, batches, chunksize=1):
-            out.extend(result)
-            if progress:
-                progress(len(result))
-    return out
+    with Workers(fn, workers) as pool:
+        return pool.map(items, weight, progress)

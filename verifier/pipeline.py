@@ -16,14 +16,22 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier import __version__
-from verifier.consistency import DEFAULT_SPEC, check_consistency
+from verifier.consistency import DEFAULT_SPEC, check_consistency, needs_of
 from verifier.errors import UsageError
 from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
 from verifier.model import AssertionResult, Read, Report, Stage, StageResult
+from verifier.records import CATALOGUE, Need, NeedIndex, Records, selectors_in
 from verifier.sources import DirectorySource, Kind, Limits, Source, SourceError, open_source
 from verifier.sources.bagit import decode_name
-from verifier.validity import check_validity, is_schema_path
+from verifier.validity import (
+    Prepared,
+    RecordResult,
+    check_validity,
+    is_schema_path,
+    prepare_validity,
+    process_record,
+)
 
 DEFAULT_MANIFEST = "manifest.sha256"
 
@@ -44,6 +52,9 @@ class Options:
     workers: int | None = None  # processes for per-file work; None: one per available core
     stages: frozenset[str] = frozenset({"integrity", "validity", "consistency"})
     progress: Any = None  # called with (stage, done, total); the CLI draws a progress bar
+    # Records kept whole (besides the assertion spec), for views: the case catalogue.
+    # Every other record keeps only the values the assertions and these documents select.
+    documents: tuple[str, ...] = (CATALOGUE,)
 
     def worker_count(self) -> int:
         from verifier.parallel import default_workers
@@ -148,6 +159,94 @@ def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
         into.stage.counts[key] = into.stage.counts.get(key, 0) + value
 
 
+class RecordProcessor:
+    """The validity and consistency stages' part of each record's one read (an
+    :class:`verifier.integrity.Processor`): schemas are read first and compiled; the assertion
+    spec and the documents are parsed whole, in this process, and say which values each
+    record must yield (:class:`verifier.records.Need`); every other record is parsed,
+    validated and reduced to those values wherever it was read."""
+
+    def __init__(
+        self, prefix: str, is_record: Any, options: Options, validate: bool, consistency: bool
+    ) -> None:
+        self.prefix = prefix
+        self.is_record = is_record
+        self.schemas_dir = options.schemas_dir
+        self.spec_path = options.assertions
+        self.documents = {options.assertions, *options.documents}
+        self.validate = validate
+        self.consistency = consistency
+        self.prep = Prepared(validate, options.schemas_dir)
+        self.early_records: dict[str, bytes] = {}
+        self.results: dict[str, RecordResult] = {}
+        self.kept: dict[str, Any] = {}  # documents kept whole
+        self.index: NeedIndex | None = None
+
+    def _inner(self, name: str) -> str | None:
+        if not name.startswith(self.prefix):
+            return None
+        inner = name[len(self.prefix) :]
+        if is_schema_path(inner, self.schemas_dir) or not self.is_record(inner):
+            return None
+        return inner
+
+    def early(self, name: str) -> bool:
+        inner = name[len(self.prefix) :] if name.startswith(self.prefix) else None
+        return inner is not None and (
+            is_schema_path(inner, self.schemas_dir) or inner in self.documents
+        )
+
+    def prepare(self, early: dict[str, bytes]) -> None:
+        inner = {n[len(self.prefix) :]: b for n, b in early.items() if n.startswith(self.prefix)}
+        self.prep = prepare_validity(inner, self.schemas_dir, self.validate)
+        for name, data in early.items():
+            path = self._inner(name)
+            if path is not None:
+                self.early_records[path] = data
+
+    def plan(self) -> NeedIndex:
+        """Process the documents and index what they select (once)."""
+        if self.index is None:
+            for path in sorted(self.early_records):
+                result, value = process_record(self.prep, path, self.early_records[path], (), True)
+                self.results[path] = result
+                if value is not None:
+                    self.kept[path] = value
+            self.early_records.clear()
+            needs: list[Need] = []
+            if self.consistency:
+                needs.extend(needs_of(self.kept.get(self.spec_path)))
+            for path, value in self.kept.items():
+                if path != self.spec_path:
+                    needs.extend(selectors_in(value))
+            self.index = NeedIndex(needs)
+        return self.index
+
+    def wants(self, name: str) -> Any:
+        path = self._inner(name)
+        return self.plan().wants(path) if path is not None else None
+
+    def process(self, name: str, data: bytes, wants: Any) -> Any:
+        path = self._inner(name)
+        if path is None:
+            return None
+        return process_record(self.prep, path, data, wants or ())[0]
+
+    def records(self, processed: dict[str, Any]) -> tuple[dict[str, RecordResult], Records]:
+        """Every record's result (archive paths inside the content root), and the store
+        holding the documents kept whole."""
+        self.plan()
+        results = dict(self.results)
+        for name, result in processed.items():
+            path = self._inner(name)
+            if path is not None and isinstance(result, RecordResult):
+                results[path] = result
+        store = Records()
+        for path, value in self.kept.items():
+            store.add(path, results[path].extracted, document=value)
+        return results, store
+
+
 def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     """Verify an open source. Raises :class:`UsageError` if it cannot run at all."""
     layout = source.layout()
@@ -180,8 +279,20 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     else:
         scope = [layout.payload] if layout.payload else None
     decode = decode_name if layout.percent_encoded_names else None
+    processor = RecordProcessor(
+        prefix,
+        is_record,
+        options,
+        validate="validity" in options.stages,
+        consistency="consistency" in options.stages,
+    )
     reader = FileReader(
-        source, keep, preread, workers=options.worker_count(), progress=options.progress
+        source,
+        keep,
+        preread,
+        workers=options.worker_count(),
+        progress=options.progress,
+        processor=processor,
     )
     integrity, used_scope = check_integrity(
         source,
@@ -209,7 +320,9 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     integrity.stage.findings.extend(source.check_layout(preread, integrity.files))
     integrity.stage.findings.extend(source.findings())
 
-    contents = {p[len(prefix) :]: b for p, b in integrity.contents.items() if p.startswith(prefix)}
+    if not reader.prepared:
+        processor.prepare({})
+    results, store = processor.records(reader.processed)
     listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
     stages = options.stages
     unknown = stages - {"integrity", "validity", "consistency"}
@@ -218,10 +331,8 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
             "--stages takes integrity, validity and consistency, and always includes "
             "integrity (it is the one read of every file)"
         )
-    validity = check_validity(
-        contents, options.schemas_dir, is_record, validate="validity" in stages
-    )
-    spec_present = options.assertions in contents or any(
+    validity = check_validity(processor.prep, results, store)
+    spec_present = options.assertions in results or any(
         f.path == prefix + options.assertions for f in integrity.files
     )
     if "consistency" in stages:
@@ -244,7 +355,7 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
         consistency=consistency,
         files=integrity.files,
         assertions=assertions,
-        records={_under(content, p): v for p, v in validity.records.items()},
+        records=validity.records.rebased(content),
     )
     details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
     return Run(report, source.identity(), hashlib.sha256(data).hexdigest(), base, details)

@@ -27,7 +27,9 @@ except ImportError:  # pragma: no cover
 
 from verifier.jsonparse import escape_token, loads_strict
 from verifier.model import Finding, Stage, StageResult
+from verifier.records import Extracted, Records, Wants, extract
 from verifier.rfc3339 import is_rfc3339
+from verifier.transcripts.archive import check_transcript_record
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MAX_ERRORS_PER_RECORD = 100
@@ -50,7 +52,7 @@ def pointer_of(path: Iterator[Any] | Any) -> str:
 @dataclass(slots=True)
 class ValidityOutcome:
     stage: StageResult
-    records: dict[str, Any] = field(default_factory=dict)  # path -> parsed value
+    records: Records = field(default_factory=Records)
     schemas: dict[str, str] = field(default_factory=dict)  # $id -> path
 
 
@@ -58,27 +60,39 @@ def is_schema_path(path: str, schemas_dir: str) -> bool:
     return path.startswith(schemas_dir + "/") and path.endswith(".json")
 
 
-def check_validity(
-    contents: dict[str, bytes], schemas_dir: str, is_record: Any, validate: bool = True
-) -> ValidityOutcome:
-    """Parse and validate. ``contents`` maps archive paths to the bytes integrity hashed.
-    With ``validate`` false (``--stages`` without validity), records are only parsed, for the
-    consistency stage, and the stage is reported as skipped."""
-    if not validate:
-        skipped = ValidityOutcome(
-            StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages).")
-        )
-        for path in sorted(p for p in contents if is_record(p)):
-            value, _ = loads_strict(contents[path])
-            if value is not None:
-                skipped.records[path] = value
-        return skipped
-    stage = StageResult(Stage.VALIDITY)
-    out = ValidityOutcome(stage)
-    findings = stage.findings
-    schema_paths = sorted(p for p in contents if is_schema_path(p, schemas_dir))
-    record_paths = sorted(p for p in contents if is_record(p) and p not in schema_paths)
+@dataclass(slots=True)
+class RecordResult:
+    """What one record's parse and validation found, and the values extracted from it: small,
+    so it crosses processes cheaply; the parsed record itself is not kept."""
 
+    findings: list[Finding]
+    transcript: list[Finding]  # the transcript checker's, for a transcript record
+    parsed: bool
+    validated: int
+    extracted: Extracted | None
+
+
+@dataclass(slots=True)
+class Prepared:
+    """The schemas, parsed and checked, with their validators: what every record's check
+    needs. Built once, before any record is read (and before worker processes start)."""
+
+    validate: bool
+    schemas_dir: str
+    findings: list[Finding] = field(default_factory=list)
+    schemas: dict[str, str] = field(default_factory=dict)  # $id -> path
+    schema_count: int = 0
+    validators: Validators | None = None
+
+
+def prepare_validity(contents: dict[str, bytes], schemas_dir: str, validate: bool) -> Prepared:
+    """Parse and check the schemas among ``contents`` (archive path -> hashed bytes)."""
+    prep = Prepared(validate, schemas_dir)
+    if not validate:
+        return prep
+    findings = prep.findings
+    schema_paths = sorted(p for p in contents if is_schema_path(p, schemas_dir))
+    prep.schema_count = len(schema_paths)
     parsed_schemas: dict[str, Any] = {}
     for path in schema_paths:
         value = _parse(path, contents[path], findings)
@@ -120,41 +134,81 @@ def check_validity(
                 )
             )
             continue
-        if sid in out.schemas:
+        if sid in prep.schemas:
             findings.append(
                 Finding(
-                    "schema.bad-schema", path, f"Its $id is also the $id of {out.schemas[sid]}."
+                    "schema.bad-schema", path, f"Its $id is also the $id of {prep.schemas[sid]}."
                 )
             )
             continue
-        out.schemas[sid] = path
+        prep.schemas[sid] = path
         parsed_schemas[path] = value
 
-    validators = Validators(parsed_schemas, out.schemas, schemas_dir)
+    validators = Validators(parsed_schemas, prep.schemas, schemas_dir)
     findings.extend(validators.schema_findings())
+    for path in parsed_schemas:  # compiled now, once, before any worker process starts
+        validators.fast(path)
+    prep.validators = validators
+    return prep
 
-    # Records are parsed and validated here, not in worker processes: consistency needs the
-    # parsed values in this process, and sending them back costs more than parsing (measured:
-    # benchmarks/README.md).
+
+def process_record(
+    prep: Prepared, path: str, data: bytes, wants: Wants, keep: bool = False
+) -> tuple[RecordResult, Any]:
+    """Parse one record strictly from its hashed bytes, validate it, check it if it is a
+    transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
+    the parsed value (``None`` otherwise, or if it did not parse)."""
+    findings: list[Finding] = []
+    value = _parse(path, data, findings)
+    if value is None:
+        return RecordResult(findings if prep.validate else [], [], False, 0, None), None
+    transcript: list[Finding] = []
+    checked = 0
+    if prep.validate and prep.validators is not None:
+        more, checked = prep.validators.record(path, value)
+        findings.extend(more)
+        transcript = check_transcript_record(path, value)
+    elif not prep.validate:
+        findings = []
+    extracted = extract(value, wants) if wants else None
+    return RecordResult(findings, transcript, True, checked, extracted), (value if keep else None)
+
+
+def check_validity(
+    prep: Prepared, results: dict[str, RecordResult], records: Records
+) -> ValidityOutcome:
+    """The validity stage from the prepared schemas and each record's result (``results``:
+    archive path -> result; ``records`` receives what was extracted)."""
+    if not prep.validate:
+        skipped = ValidityOutcome(
+            StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages)."), records
+        )
+        for path in sorted(results):
+            result = results[path]
+            if result.parsed and path not in records:
+                records.add(path, result.extracted)
+        return skipped
+    stage = StageResult(Stage.VALIDITY)
+    out = ValidityOutcome(stage, records, prep.schemas)
+    findings = stage.findings
+    findings.extend(prep.findings)
     validated = 0
+    record_paths = sorted(results)
     for path in record_paths:
-        path, value, record_findings, checked = check_record(path, contents[path], validators)
-        findings.extend(record_findings)
-        validated += checked
-        if value is not None:
-            out.records[path] = value
-
+        result = results[path]
+        findings.extend(result.findings)
+        validated += result.validated
+        if result.parsed and path not in records:
+            records.add(path, result.extracted)
+    for path in record_paths:
+        findings.extend(results[path].transcript)
     stage.counts = {
         "records": len(record_paths),
-        "schemas": len(schema_paths),
+        "schemas": prep.schema_count,
         "validated": validated,
     }
-    if not record_paths and not schema_paths:
+    if not record_paths and not prep.schema_count:
         stage.note = "No records or schemas in the manifest's scope: nothing to check."
-    # Hook: transcript records are paired by the transcript checker (verifier.transcripts).
-    from verifier.transcripts.archive import check_transcript_records
-
-    findings.extend(check_transcript_records(out.records))
     return out
 
 
@@ -305,19 +359,6 @@ def _meta_valid_fast(schema: Any) -> bool:
 
 def _refuse_fast(uri: str) -> Any:
     raise ValueError(f"{uri} is not available offline; no network request is made")
-
-
-Checked = tuple[str, Any, list[Finding], int]  # path, value (None if unusable), findings, 0/1
-
-
-def check_record(path: str, data: bytes, validators: Validators) -> Checked:
-    """Parse one record strictly from its hashed bytes and validate it."""
-    findings: list[Finding] = []
-    value = _parse(path, data, findings)
-    if value is None:
-        return path, None, findings, 0
-    more, checked = validators.record(path, value)
-    return path, value, findings + more, checked
 
 
 def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:

@@ -13,6 +13,7 @@ from tests.conftest import REPO, rewrite_manifest
 from verifier.assertions import KINDS, Context
 from verifier.model import AssertionStatus
 from verifier.pipeline import verify
+from verifier.records import Records
 from verifier.transcripts import SHAPES, UndetectableShape, detect
 from verifier.transcripts.archive import check_transcript_records
 from verifier.transcripts.check import CannotRun, check_bytes, load
@@ -330,10 +331,10 @@ def test_the_interrupted_result_assertion_reads_any_shape() -> None:
     }
     spec = {"transcript": "t.json", "marker": INTERRUPTED_MARKER}
     kind = KINDS["interrupted-tool-result"]
-    assert kind.evaluate(spec, Context({"t.json": chat}, {"t.json"})).status is (
+    assert kind.evaluate(spec, Context(Records.of({"t.json": chat}), {"t.json"})).status is (
         AssertionStatus.PASSED
     )
     del chat["messages"][2]
-    outcome = kind.evaluate(spec, Context({"t.json": chat}, {"t.json"}))
+    outcome = kind.evaluate(spec, Context(Records.of({"t.json": chat}), {"t.json"}))
     assert outcome.status is AssertionStatus.FAILED
     assert "transcript.dangling-call" in outcome.message

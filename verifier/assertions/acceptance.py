@@ -7,12 +7,14 @@ carry its own result. Nothing here lets a passing readback stand in for the acce
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
     EvalError,
+    Need,
     Outcome,
     param,
     show,
@@ -22,6 +24,17 @@ from verifier.assertions.order import parse_time
 
 class AcceptanceSeparation(AssertionKind):
     name = "acceptance-separation"
+
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        for part, keys in (
+            ("acceptance", ("result", "time")),
+            ("readback", ("refersTo", "time", "preregistered", "result")),
+        ):
+            side = spec.get(part)
+            if isinstance(side, dict) and isinstance(side.get("file"), str):
+                for key in keys:
+                    if isinstance(side.get(key), str):
+                        yield Need(side["file"], side[key])
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         acc = param(spec, "acceptance")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
     EvalError,
+    Need,
     Outcome,
     resolve_pointer,
 )
@@ -22,6 +24,17 @@ def _freeze(value: Any) -> str:
 class Count(AssertionKind):
     name = "count"
 
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        distinct = spec.get("distinct")
+        select = spec.get("select")
+        if isinstance(select, dict):
+            file, pointer = select.get("file"), select.get("pointer")
+            if isinstance(file, str) and isinstance(pointer, str):
+                yield Need(file, pointer, length=distinct is None)
+        pattern = spec.get("files")
+        if isinstance(pattern, str) and isinstance(distinct, str):
+            yield Need(pattern, distinct, glob=True)
+
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         bounds = {k: spec[k] for k in ("equals", "min", "max") if k in spec}
         if not bounds or not all(
@@ -29,13 +42,19 @@ class Count(AssertionKind):
         ):
             raise EvalError("a count needs an integer 'equals', 'min' or 'max'")
         distinct = spec.get("distinct")
-        if "select" in spec:
+        items: range | list[Any]
+        if "select" in spec and distinct is None:
+            length = ctx.length(spec["select"])
+            if length is None:
+                raise EvalError("the selected value is not an array")
+            items = range(length)
+            what = "elements"
+        elif "select" in spec and distinct is not None:
             items = ctx.value(spec["select"])
             if not isinstance(items, list):
                 raise EvalError("the selected value is not an array")
             what = "elements"
-            if distinct is not None:
-                values = [resolve_pointer(item, distinct) for item in items]
+            values = [resolve_pointer(item, distinct) for item in items]
         elif "files" in spec:
             paths = ctx.files(spec["files"])
             items = paths

@@ -9,17 +9,13 @@ an assertion *error*, never a pass.
 from __future__ import annotations
 
 import abc
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from verifier.model import AssertionStatus, Read
-
-_MISSING = object()
-
-
-class EvalError(Exception):
-    """The assertion could not be evaluated (missing file, pointer to nothing, bad spec)."""
+from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
+from verifier.records import Need, Records, selectors_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,64 +32,15 @@ class Outcome:
         return cls(AssertionStatus.FAILED, message)
 
 
-_INDEX = re.compile(r"0|[1-9][0-9]*")
-
-
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    """RFC 6901. Returns the value, or raises :class:`EvalError`."""
-    if pointer == "":
-        return document
-    if not pointer.startswith("/"):
-        raise EvalError(f"{pointer!r} is not a JSON pointer (it must start with '/')")
-    node = document
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~") if "~" in raw else raw
-        if isinstance(node, dict):
-            if token not in node:
-                raise EvalError(f"pointer {pointer} resolves to nothing (no member {token!r})")
-            node = node[token]
-        elif isinstance(node, list):
-            if not _INDEX.fullmatch(token) or int(token) >= len(node):
-                raise EvalError(f"pointer {pointer} resolves to nothing (no index {token!r})")
-            node = node[int(token)]
-        else:
-            raise EvalError(f"pointer {pointer} resolves to nothing ({token!r} below a scalar)")
-    return node
-
-
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """``*`` and ``?`` stay within a path segment; ``**/`` spans any number of folders."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 class Context:
     """Read access to the parsed records, recording every read."""
 
-    def __init__(self, records: dict[str, Any], manifested: set[str]) -> None:
+    def __init__(self, records: Records, manifested: set[str]) -> None:
         self._records = records
         self._manifested = manifested
         self.reads: list[Read] = []
 
-    def document(self, path: str) -> Any:
-        self.reads.append(Read(path, ""))
+    def _parsed(self, path: str) -> None:
         if path not in self._records:
             why = (
                 "is not listed in the manifest"
@@ -101,26 +48,36 @@ class Context:
                 else ("could not be parsed as JSON")
             )
             raise EvalError(f"{path} {why}")
-        return self._records[path]
 
-    def value(self, selector: Any) -> Any:
+    def document(self, path: str) -> Any:
+        """A whole record (declare it with ``Need(path, "")``)."""
+        self.reads.append(Read(path, ""))
+        self._parsed(path)
+        return self._records.resolve(path, "")
+
+    @staticmethod
+    def _selector(selector: Any) -> tuple[str, str]:
         if (
             not isinstance(selector, dict)
             or not isinstance(selector.get("file"), str)
             or not isinstance(selector.get("pointer"), str)
         ):
             raise EvalError(f"malformed selector {selector!r}: needs 'file' and 'pointer'")
-        path, pointer = selector["file"], selector["pointer"]
-        if path not in self._records:
-            self.reads.append(Read(path, pointer))
-            why = (
-                "is not listed in the manifest"
-                if path not in self._manifested
-                else ("could not be parsed as JSON")
-            )
-            raise EvalError(f"{path} {why}")
+        return selector["file"], selector["pointer"]
+
+    def value(self, selector: Any) -> Any:
+        path, pointer = self._selector(selector)
         self.reads.append(Read(path, pointer))
-        return resolve_pointer(self._records[path], pointer)
+        self._parsed(path)
+        return self._records.resolve(path, pointer)
+
+    def length(self, selector: Any) -> int | None:
+        """The element count of the selected array, ``None`` if it is not an array (declare
+        it with ``Need(file, pointer, length=True)``)."""
+        path, pointer = self._selector(selector)
+        self.reads.append(Read(path, pointer))
+        self._parsed(path)
+        return self._records.length(path, pointer)
 
     def files(self, pattern: str) -> list[str]:
         regex = glob_to_regex(pattern)
@@ -130,13 +87,22 @@ class Context:
 
 
 class AssertionKind(abc.ABC):
-    """One kind of assertion (one module per kind, registered in ``verifier.assertions``)."""
+    """One kind of assertion (one module per kind, registered in ``verifier.assertions``).
+
+    ``needs`` declares what ``evaluate`` will read, before any record is read: the values are
+    extracted while each record is parsed, and only those are kept. The default declares
+    every ``{"file", "pointer"}`` selector in the assertion; a kind that reads anything else
+    (a whole document, a length, a glob of files) says so.
+    """
 
     name: str
 
     @abc.abstractmethod
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         """Evaluate one assertion of this kind. Raise :class:`EvalError` if it cannot be."""
+
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        return selectors_in(spec)
 
 
 def param(spec: dict[str, Any], key: str) -> Any:
@@ -169,3 +135,17 @@ def show(value: Any, limit: int = 80) -> str:
 
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+__all__ = [
+    "AssertionKind",
+    "Context",
+    "EvalError",
+    "Need",
+    "Outcome",
+    "glob_to_regex",
+    "json_equal",
+    "param",
+    "resolve_pointer",
+    "show",
+]

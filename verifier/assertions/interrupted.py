@@ -9,12 +9,14 @@ status describes the end of the harness operation, not the external effect.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
     EvalError,
+    Need,
     Outcome,
     json_equal,
     param,
@@ -27,6 +29,11 @@ from verifier.transcripts.model import pair
 
 class InterruptedToolResult(AssertionKind):
     name = "interrupted-tool-result"
+
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        if isinstance(spec.get("transcript"), str):
+            yield Need(spec["transcript"], "")  # the whole transcript: it is paired here
+        yield from super().needs(spec)
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         marker = param(spec, "marker")

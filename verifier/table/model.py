@@ -16,8 +16,9 @@ from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
 from verifier.model import AssertionStatus, Report
+from verifier.records import CATALOGUE
 
-DEFAULT_CATALOGUE = "evidence/cases.json"
+DEFAULT_CATALOGUE = CATALOGUE
 NOT_RECORDED = "not recorded"
 
 
@@ -186,7 +187,7 @@ class _Builder:
         try:
             if path not in self.records:
                 raise EvalError(f"{path or '(no file)'} is not a parsed record of the archive")
-            value = resolve_pointer(self.records[path], pointer)
+            value = self.records.resolve(path, pointer)
             if how != "value":
                 if not isinstance(value, list):
                     raise EvalError(f"{path}#{pointer} is not an array")
@@ -215,7 +216,12 @@ class _Builder:
         if readback and isinstance(spec.get("preregistered"), dict):
             sel = spec["preregistered"]
             try:
-                declared = resolve_pointer(self.records.get(sel.get("file"), {}), sel["pointer"])
+                file = sel.get("file")
+                declared = (
+                    self.records.resolve(file, sel["pointer"])
+                    if isinstance(file, str) and file in self.records
+                    else resolve_pointer({}, sel["pointer"])
+                )
             except (EvalError, KeyError) as exc:
                 problems.append(f"preregistration declaration: {exc}")
                 declared = None
@@ -267,7 +273,7 @@ class _Builder:
 def build_table(report: Report, catalogue: str = DEFAULT_CATALOGUE) -> OutcomeTable:
     """The table for ``report``'s archive, from the catalogue at ``catalogue``."""
     table = OutcomeTable(report.tool_version, catalogue, report)
-    document = report.records.get(catalogue)
+    document = report.records.document(catalogue)
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
         table.problems.append(f"{catalogue} is missing, unparsable or has no 'cases' array")

@@ -31,23 +31,24 @@ def check_transcript_records(records: dict[str, Any]) -> list[Finding]:
     """Findings for the transcript records among ``records`` (path -> parsed value)."""
     findings: list[Finding] = []
     for path in sorted(records):
-        record = records[path]
-        if not isinstance(record, dict) or record.get("recordKind") != RECORD_KIND:
-            continue
-        messages = record.get("messages")
-        if not isinstance(messages, list):
-            continue  # the record's schema reports a missing or malformed messages array
-        shape = shape_of(messages)
-        try:
-            entries = shape.entries(messages)
-        except ShapeError as exc:
-            pointer = f"/messages/{exc.index}{exc.pointer}" if exc.index is not None else None
-            findings.append(
-                Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)
-            )
-            continue
-        for p in pair(entries).problems:
-            findings.append(
-                Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
-            )
+        findings.extend(check_transcript_record(path, records[path]))
     return findings
+
+
+def check_transcript_record(path: str, record: Any) -> list[Finding]:
+    """Findings for one parsed record, if it is a transcript (none otherwise)."""
+    if not isinstance(record, dict) or record.get("recordKind") != RECORD_KIND:
+        return []
+    messages = record.get("messages")
+    if not isinstance(messages, list):
+        return []  # the record's schema reports a missing or malformed messages array
+    shape = shape_of(messages)
+    try:
+        entries = shape.entries(messages)
+    except ShapeError as exc:
+        pointer = f"/messages/{exc.index}{exc.pointer}" if exc.index is not None else None
+        return [Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)]
+    return [
+        Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
+        for p in pair(entries).problems
+    ]
