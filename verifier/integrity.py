@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from verifier.hints import Hinter
 from verifier.manifest import normalize_name, parse_manifest, unsafe_reason
@@ -29,8 +29,7 @@ ROOT_FILES = "."  # scope entry: the files directly in the root, not its folders
 ALWAYS_EXCLUDED = (".git",)
 
 
-@dataclass(frozen=True, slots=True)
-class Digest:
+class Digest(NamedTuple):
     """What one read of a file gives: its SHA-256 and size, and for text files the SHA-256 it
     would have with LF line endings turned into CRLF (``crlf``) or CRLF into LF (``lf``),
     where that differs (a file hashed on a Windows checkout, or the reverse)."""
@@ -52,6 +51,15 @@ def _line_variants(data: bytes) -> tuple[str, str]:
     )
 
 
+def _digest_bytes(data: bytes, variants: bool, expected: str | None) -> Digest:
+    """The digest of bytes read whole (with line-ending variants only on a mismatch)."""
+    digest = hashlib.sha256(data).hexdigest()
+    if not variants or digest == expected or b"\0" in data[:_SNIFF]:
+        return Digest(digest, len(data))
+    crlf, lf = _line_variants(data)
+    return Digest(digest, len(data), crlf if crlf != digest else None, lf if lf != digest else None)
+
+
 def _digest(
     stream: Stream, keep: bool, variants: bool, expected: str | None = None
 ) -> tuple[Digest, bytes | None]:
@@ -61,16 +69,7 @@ def _digest(
     text files compute them as they stream."""
     if keep:  # a record: it is held whole anyway, so read it in one call
         data = stream.read()
-        digest = hashlib.sha256(data).hexdigest()
-        crlf = lf = None
-        if variants and digest != expected and b"\0" not in data[:_SNIFF]:
-            crlf, lf = _line_variants(data)
-        return (
-            Digest(
-                digest, len(data), crlf if crlf != digest else None, lf if lf != digest else None
-            ),
-            data,
-        )
+        return _digest_bytes(data, variants, expected), data
     main = hashlib.sha256()
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
@@ -125,18 +124,27 @@ class Processor(Protocol):
     """What a later stage does with the bytes of the files it keeps, during their one read.
 
     ``early`` files are read first, in this process, and their bytes handed to ``prepare``
-    (schemas, say). Worker processes start after that; then ``wants`` is asked, in this
-    process, what each other kept file needs, and ``process`` runs on its bytes in whichever
-    process read it. Only ``process``'s result is kept, not the bytes.
+    (schemas, say). Then, with worker processes started: one worker runs ``first`` (work on
+    the early files: its result goes to ``take_first``) while this process builds, with
+    ``share``, what ``wants`` needs; each worker gets that through ``receive``. Then every
+    other kept file is read, in whichever process, and ``process`` runs on its bytes. Only
+    ``process``'s result is kept, not the bytes. Without workers, all of this runs here, in
+    the same order.
     """
 
     def early(self, name: str) -> bool: ...
 
     def prepare(self, early: dict[str, bytes]) -> None: ...
 
-    def wants(self, name: str) -> Any: ...
+    def first(self) -> Any: ...
 
-    def process(self, name: str, data: bytes, wants: Any) -> Any: ...
+    def take_first(self, result: Any) -> None: ...
+
+    def share(self) -> Any: ...
+
+    def receive(self, state: Any) -> None: ...
+
+    def process(self, name: str, data: bytes) -> Any: ...
 
 
 class FileReader:
@@ -162,6 +170,8 @@ class FileReader:
         self.errors: dict[str, str] = {}
         self.contents: dict[str, bytes] = {}  # kept bytes: early files, or all without processor
         self.processed: dict[str, Any] = {}  # name -> the processor's result
+        self._variants: set[str] = set()
+        self._expected: dict[str, str] = {}
         for name, data in (preread or {}).items():
             self.digests[name] = Digest(hashlib.sha256(data).hexdigest(), len(data))
             if keep(name):
@@ -217,7 +227,7 @@ class FileReader:
             self.digests[name] = digest
             if data is not None:
                 if processor is not None:
-                    self.processed[name] = processor.process(name, data, processor.wants(name))
+                    self.processed[name] = processor.process(name, data)
                 else:
                     self.contents[name] = data
 
@@ -225,12 +235,13 @@ class FileReader:
         self, names: list[str], sizes: dict[str, int], variants: set[str], expected: dict[str, str]
     ) -> None:
         """The same reads, spread over processes (a folder: files can be opened in any
-        order). Workers start before the processor is asked what each file needs, so what
-        it builds to answer stays in this process. Results are merged in ``names`` order."""
+        order). Workers fork before the processor builds what it shares with them, so what
+        it builds stays out of their memory. Results are merged in ``names`` order."""
         from verifier.parallel import Workers
 
         global _READER
         _READER = self
+        self._variants, self._expected = variants, expected  # inherited by the workers
         done = 0
 
         def advance(count: int) -> None:
@@ -239,26 +250,27 @@ class FileReader:
             if self.progress is not None:
                 self.progress("integrity", done, len(names))
 
-        with Workers(_read_batch, self.workers) as pool:
-            processor = self.processor
-            jobs = [
-                (
-                    n,
-                    keep := self.keep(n),
-                    n in variants,
-                    expected.get(n),
-                    sizes[n],
-                    processor.wants(n) if keep and processor is not None else None,
-                )
-                for n in names
-            ]
-            results = pool.map(jobs, weight=lambda job: job[4] + 4096, progress=advance)
+        processor = self.processor
+        with Workers(
+            _read_batch,
+            self.workers,
+            first=processor.first if processor is not None else None,
+            init=processor.receive if processor is not None else None,
+        ) as pool:
+            results = pool.map(
+                ((n, sizes[n]) for n in names),
+                weight=lambda job: job[1] + 4096,
+                progress=advance,
+                state=processor.share if processor is not None else None,
+            )
+            if processor is not None:
+                processor.take_first(pool.first_result)
         for name, digest, data, processed, error in results:
             if error is not None:
                 self.errors[name] = error
                 continue
             assert digest is not None
-            self.digests[name] = digest
+            self.digests[name] = Digest(*digest)
             if processed is not None:
                 self.processed[name] = processed
             elif data is not None:
@@ -268,25 +280,33 @@ class FileReader:
 _READER: FileReader | None = None  # inherited by forked workers
 
 
-Job = tuple[str, bool, bool, "str | None", int, Any]
-ReadResult = tuple[str, "Digest | None", "bytes | None", Any, "str | None"]
+ReadResult = tuple[str, "tuple[Any, ...] | None", "bytes | None", Any, "str | None"]
 
 
-def _read_batch(batch: list[Job]) -> list[ReadResult]:
-    assert _READER is not None
-    source, processor = _READER.source, _READER.processor
+def _read_batch(batch: list[tuple[str, int]]) -> list[ReadResult]:
+    reader = _READER
+    assert reader is not None
+    source, processor = reader.source, reader.processor
+    variants, expected = reader._variants, reader._expected
     out: list[ReadResult] = []
-    for name, keep, variants, expected, _, wants in batch:
+    read_whole = getattr(source, "read_whole", None)
+    for name, _ in batch:
+        keep = reader.keep(name)
         try:
-            with source.open(name) as stream:
-                digest, data = _digest(stream, keep, variants, expected)
+            if keep and read_whole is not None:  # a record: no stream object needed
+                data = read_whole(name)
+                digest = _digest_bytes(data, name in variants, expected.get(name))
+            else:
+                with source.open(name) as stream:
+                    digest, data = _digest(stream, keep, name in variants, expected.get(name))
         except OSError as exc:
             out.append((name, None, None, None, exc.strerror or str(exc)))
             continue
+        sent = tuple(digest)  # a plain tuple pickles faster than a named one
         if data is not None and processor is not None:
-            out.append((name, digest, None, processor.process(name, data, wants), None))
+            out.append((name, sent, None, processor.process(name, data), None))
         else:
-            out.append((name, digest, data, None, None))
+            out.append((name, sent, data, None, None))
     return out
 
 

@@ -8,8 +8,9 @@ come back in input order, so every report is the same whatever the number of wor
 inputs, one worker, or a platform without ``fork`` run in this process: the same function,
 the same results.
 
-Workers are forked before the caller builds its jobs (:class:`Workers`), so state the caller
-builds afterwards (a parsed assertion spec, say) is not copied into them.
+Workers are forked before the caller builds what its jobs need (:class:`Workers`): a
+``first`` task keeps a worker busy meanwhile, and what was built is then sent to each worker
+once (``state``), so neither is copied into workers with this process's memory.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import multiprocessing
 import os
 import queue
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -28,6 +29,7 @@ MIN_ITEMS = 2000  # below this many items, or
 MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
 BATCH_WEIGHT = 4 << 20
 BATCH_ITEMS = 512
+_FIRST = -1  # the index of the first task
 
 
 def default_workers() -> int:
@@ -43,70 +45,112 @@ def worth_it(count: int, weight: int, workers: int) -> bool:
     return workers > 1 and can_fork and count >= 2 and (count >= MIN_ITEMS or weight >= MIN_WEIGHT)
 
 
-def _batches(items: Sequence[T], weight: Callable[[T], int]) -> list[list[T]]:
-    out: list[list[T]] = []
+def _batches(items: Iterable[T], weight: Callable[[T], int]) -> Iterator[list[T]]:
     current: list[T] = []
     load = 0
     for item in items:
         w = weight(item)
         if current and (load + w > BATCH_WEIGHT or len(current) >= BATCH_ITEMS):
-            out.append(current)
+            yield current
             current, load = [], 0
         current.append(item)
         load += w
     if current:
-        out.append(current)
-    return out
+        yield current
 
 
 class WorkerError(RuntimeError):
     """A worker process failed; the message holds its traceback."""
 
 
-def _serve(fn: Callable[[list[Any]], list[Any]], tasks: Any, results: Any) -> None:
-    while True:
-        task = tasks.get()
-        if task is None:
-            break
-        index, batch = task
-        try:
-            results.put((index, fn(batch), None))
-        except BaseException:  # reported to the parent, which raises it
-            results.put((index, None, traceback.format_exc()))
-
-
 class Workers(Generic[T, R]):
     """``workers - 1`` forked processes serving ``fn`` over batches, with this process taking
-    batches too. Fork happens at construction; use as a context manager."""
+    batches too. Fork happens at construction; use as a context manager.
 
-    def __init__(self, fn: Callable[[list[T]], list[R]], workers: int) -> None:
+    ``first``, if given, is the first task: run by whichever process takes it, its result
+    is :attr:`first_result`. ``init`` receives, in each worker before its first batch, the
+    ``state`` that :meth:`map` builds (it is already in this process)."""
+
+    def __init__(
+        self,
+        fn: Callable[[list[T]], list[R]],
+        workers: int,
+        first: Callable[[], Any] | None = None,
+        init: Callable[[Any], None] | None = None,
+    ) -> None:
         self.fn = fn
+        self.first = first
+        self.init = init
+        self.first_result: Any = None
         context = multiprocessing.get_context("fork")
         # Queues with feeder threads: a put never blocks, so neither side can stall the other.
         self._tasks: Any = context.Queue()
         self._results: Any = context.Queue()
+        self._states: list[Any] = [context.Queue() for _ in range(max(0, workers - 1))]
         self._procs = [
-            context.Process(target=_serve, args=(fn, self._tasks, self._results), daemon=True)
-            for _ in range(max(0, workers - 1))
+            context.Process(target=self._serve, args=(state,), daemon=True)
+            for state in self._states
         ]
         for proc in self._procs:
             proc.start()
 
+    def _run(self, index: int, batch: list[T] | None) -> Any:
+        if index == _FIRST:
+            assert self.first is not None
+            return self.first()
+        assert batch is not None
+        return self.fn(batch)
+
+    def _serve(self, state: Any) -> None:  # in a worker
+        initialised = self.init is None
+        while True:
+            task = self._tasks.get()
+            if task is None:
+                break
+            index, batch = task
+            try:
+                if index != _FIRST and not initialised:
+                    assert self.init is not None
+                    self.init(state.get())
+                    initialised = True
+                self._results.put((index, self._run(index, batch), None))
+            except BaseException:  # reported to the parent, which raises it
+                self._results.put((index, None, traceback.format_exc()))
+
     def map(
         self,
-        items: Sequence[T],
+        items: Iterable[T],
         weight: Callable[[T], int] = lambda _: 1,
         progress: Callable[[int], None] | None = None,
+        state: Callable[[], Any] | None = None,
     ) -> list[R]:
-        batches = _batches(items, weight)
-        for index, batch in enumerate(batches):
+        """``fn`` over batches of ``items``, flattened in input order. The first task is
+        queued, then ``state()`` is built here and sent to the workers; then batches are
+        queued as ``items`` yields them, and this process serves too."""
+        if self.first is not None:
+            self._tasks.put((_FIRST, None))
+        built = state() if state is not None else None
+        if self.init is not None:
+            for channel in self._states:
+                channel.put(built)
+        count = 0
+        for index, batch in enumerate(_batches(items, weight)):
             self._tasks.put((index, batch))
+            count += 1
         for _ in range(len(self._procs) + 1):
             self._tasks.put(None)
-        done: dict[int, list[R]] = {}
+        expected = count + (1 if self.first is not None else 0)
+        done: dict[int, Any] = {}
+
+        def finished(index: int, result: Any) -> None:
+            done[index] = result
+            if index == _FIRST:
+                self.first_result = result
+            elif progress:
+                progress(len(result))
 
         def collect(block: bool) -> None:
-            while len(done) < len(batches) and (block or not self._results.empty()):
+            while len(done) < expected and (block or not self._results.empty()):
                 try:
                     index, result, error = self._results.get(timeout=1)
                 except queue.Empty:
@@ -115,21 +159,17 @@ class Workers(Generic[T, R]):
                     continue
                 if error is not None:
                     raise WorkerError(error)
-                done[index] = result
-                if progress:
-                    progress(len(result))
+                finished(index, result)
 
         while True:  # this process serves too, until it meets its end-of-work marker
             task = self._tasks.get()
             if task is None:
                 break
             index, batch = task
-            done[index] = self.fn(batch)
-            if progress:
-                progress(len(batch))
+            finished(index, self._run(index, batch))
             collect(block=False)
         collect(block=True)
-        return [r for i in range(len(batches)) for r in done[i]]
+        return [r for i in range(count) for r in done[i]]
 
     def close(self) -> None:
         for proc in self._procs:

@@ -10,6 +10,7 @@ where the manifest and the records are.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,7 @@ from verifier.validity import (
     is_schema_path,
     prepare_validity,
     process_record,
+    quick_parse,
 )
 
 DEFAULT_MANIFEST = "manifest.sha256"
@@ -161,10 +163,15 @@ def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
 
 class RecordProcessor:
     """The validity and consistency stages' part of each record's one read (an
-    :class:`verifier.integrity.Processor`): schemas are read first and compiled; the assertion
-    spec and the documents are parsed whole, in this process, and say which values each
-    record must yield (:class:`verifier.records.Need`); every other record is parsed,
-    validated and reduced to those values wherever it was read."""
+    :class:`verifier.integrity.Processor`).
+
+    Schemas are read first and compiled. The assertion spec and the documents (the case
+    catalogue) are read next, in this process, and parsed to learn which values each record
+    must yield (:class:`verifier.records.Need`); every other record is then parsed, validated
+    and reduced to those values wherever it was read. The documents' own strict check (parse,
+    schema, transcript) runs in a worker while this process plans (``first``); their values
+    count only if that check parsed them too (two parses of the same bytes, the same value).
+    """
 
     def __init__(
         self, prefix: str, is_record: Any, options: Options, validate: bool, consistency: bool
@@ -205,14 +212,12 @@ class RecordProcessor:
                 self.early_records[path] = data
 
     def plan(self) -> NeedIndex:
-        """Process the documents and index what they select (once)."""
+        """Index what the documents select (once)."""
         if self.index is None:
             for path in sorted(self.early_records):
-                result, value = process_record(self.prep, path, self.early_records[path], (), True)
-                self.results[path] = result
+                value = quick_parse(self.early_records[path])
                 if value is not None:
                     self.kept[path] = value
-            self.early_records.clear()
             needs: list[Need] = []
             if self.consistency:
                 needs.extend(needs_of(self.kept.get(self.spec_path)))
@@ -222,25 +227,43 @@ class RecordProcessor:
             self.index = NeedIndex(needs)
         return self.index
 
-    def wants(self, name: str) -> Any:
-        path = self._inner(name)
-        return self.plan().wants(path) if path is not None else None
+    def first(self) -> dict[str, RecordResult]:
+        """The documents' strict check (parse, schema, transcript), wherever it runs."""
+        return {
+            path: process_record(self.prep, path, data, ())[0]
+            for path, data in sorted(self.early_records.items())
+        }
 
-    def process(self, name: str, data: bytes, wants: Any) -> Any:
-        path = self._inner(name)
-        if path is None:
+    def take_first(self, results: dict[str, RecordResult] | None) -> None:
+        for path, result in (results or {}).items():
+            self.results[path] = result
+            if not result.parsed:
+                self.kept.pop(path, None)  # the strict parse refused it: no value from it
+        self.early_records.clear()
+
+    def share(self) -> NeedIndex:
+        return self.plan()
+
+    def receive(self, index: NeedIndex) -> None:
+        self.index = index
+
+    def process(self, name: str, data: bytes) -> RecordResult | None:
+        path = name[len(self.prefix) :]  # a kept file that is not early: a record
+        if is_schema_path(path, self.schemas_dir) or not self.is_record(path):
             return None
-        return process_record(self.prep, path, data, wants or ())[0]
+        return process_record(self.prep, path, data, self.plan().wants(path))[0]
 
     def records(self, processed: dict[str, Any]) -> tuple[dict[str, RecordResult], Records]:
         """Every record's result (archive paths inside the content root), and the store
         holding the documents kept whole."""
         self.plan()
+        if self.early_records:  # no worker ran the documents' check: run it here
+            self.take_first(self.first())
         results = dict(self.results)
+        cut = len(self.prefix)
         for name, result in processed.items():
-            path = self._inner(name)
-            if path is not None and isinstance(result, RecordResult):
-                results[path] = result
+            if isinstance(result, RecordResult):
+                results[name[cut:]] = result
         store = Records()
         for path, value in self.kept.items():
             store.add(path, results[path].extracted, document=value)
@@ -249,6 +272,18 @@ class RecordProcessor:
 
 def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     """Verify an open source. Raises :class:`UsageError` if it cannot run at all."""
+    # The run builds millions of objects and no reference cycles worth collecting; the
+    # cyclic collector's full passes over them cost about a third of a large run.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_source(source, root, options)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run_source(source: Source, root: str, options: Options) -> Run:
     layout = source.layout()
     base = _base(source, options)
     found = _manifest(source, root, options)

@@ -46,16 +46,18 @@ NOT_AN_ARRAY = -1  # the length of something that is not an array
 
 def selectors_in(node: Any) -> Iterator[Need]:
     """Every ``{"file": ..., "pointer": ...}`` object anywhere in ``node``."""
-    stack = [node]
+    stack = [node] if isinstance(node, dict | list) else []
     while stack:
         current = stack.pop()
+        children: Iterable[Any]
         if isinstance(current, dict):
             file, pointer = current.get("file"), current.get("pointer")
             if isinstance(file, str) and isinstance(pointer, str):
                 yield Need(file, pointer)
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
+            children = current.values()
+        else:
+            children = current
+        stack.extend(c for c in children if isinstance(c, dict | list))
 
 
 def extract(value: Any, wants: Wants) -> Extracted:

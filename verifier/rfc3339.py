@@ -15,15 +15,18 @@ def is_rfc3339(value: object) -> bool:
     if not isinstance(value, str):
         return True
     m = _RFC3339.match(value)
-    if not m:
+    if m is None:
         return False
-    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
-    if second > 60 or hour > 23 or minute > 59:
+    year, month, day, hour, minute, second, _, _, off_hour, off_minute = m.groups()
+    # Two-digit fields compare as strings; the regular expression made them digits.
+    if hour > "23" or minute > "59" or second > "60":
         return False
-    if m.group(9) is not None and (int(m.group(9)) > 23 or int(m.group(10)) > 59):
+    if off_hour is not None and (off_hour > "23" or off_minute > "59"):
         return False
+    if year != "0000" and "01" <= month <= "12" and "01" <= day <= "28":
+        return True  # a day every month of every year has
     try:
-        datetime(year, month, day)
+        datetime(int(year), int(month), int(day))
     except ValueError:
         return False
     return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError, ValidationError, _WrappedReferencingError
@@ -60,8 +60,7 @@ def is_schema_path(path: str, schemas_dir: str) -> bool:
     return path.startswith(schemas_dir + "/") and path.endswith(".json")
 
 
-@dataclass(slots=True)
-class RecordResult:
+class RecordResult(NamedTuple):
     """What one record's parse and validation found, and the values extracted from it: small,
     so it crosses processes cheaply; the parsed record itself is not kept."""
 
@@ -172,6 +171,19 @@ def process_record(
         findings = []
     extracted = extract(value, wants) if wants else None
     return RecordResult(findings, transcript, True, checked, extracted), (value if keep else None)
+
+
+def quick_parse(data: bytes) -> Any:
+    """The value :func:`process_record` would parse from ``data`` when its strict parse
+    succeeds (``None`` if this parse fails): without the strict checks, so faster. Used only
+    for a document whose strict check runs later; its value counts only if that check
+    parses it too."""
+    import json
+
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
 
 
 def check_validity(

@@ -9,7 +9,7 @@ an assertion *error*, never a pass.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,14 +105,29 @@ class AssertionKind(abc.ABC):
         return selectors_in(spec)
 
 
+def needs_of_selectors(*selectors: Any) -> Iterator[Need]:
+    """A need for each well-formed ``{"file", "pointer"}`` selector among ``selectors`` (a
+    malformed one is reported when the assertion is evaluated)."""
+    for selector in selectors:
+        if isinstance(selector, dict):
+            file, pointer = selector.get("file"), selector.get("pointer")
+            if isinstance(file, str) and isinstance(pointer, str):
+                yield Need(file, pointer)
+
+
 def param(spec: dict[str, Any], key: str) -> Any:
     if key not in spec:
         raise EvalError(f"the assertion has no {key!r}")
     return spec[key]
 
 
+_PLAIN = (str, int, type(None))  # same-type values equal exactly when == says so
+
+
 def json_equal(a: Any, b: Any) -> bool:
     """JSON value equality: booleans are not numbers, 1 equals 1.0, order matters in arrays."""
+    if type(a) is type(b) and type(a) in _PLAIN:
+        return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
     if isinstance(a, int | float) and isinstance(b, int | float):
@@ -145,6 +160,7 @@ __all__ = [
     "Outcome",
     "glob_to_regex",
     "json_equal",
+    "needs_of_selectors",
     "param",
     "resolve_pointer",
     "show",

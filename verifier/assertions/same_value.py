@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
     EvalError,
+    Need,
     Outcome,
     json_equal,
+    needs_of_selectors,
     param,
     show,
 )
@@ -17,6 +20,10 @@ from verifier.assertions.interface import (
 
 class SameValue(AssertionKind):
     name = "same-value"
+
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        selects = spec.get("selects")
+        return needs_of_selectors(*selects) if isinstance(selects, list) else ()
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         selects = param(spec, "selects")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
     EvalError,
+    Need,
     Outcome,
     json_equal,
+    needs_of_selectors,
     param,
     show,
 )
@@ -17,6 +20,9 @@ from verifier.assertions.interface import (
 
 class Unchanged(AssertionKind):
     name = "unchanged"
+
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        return needs_of_selectors(spec.get("before"), spec.get("after"))
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         before = ctx.value(param(spec, "before"))

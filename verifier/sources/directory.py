@@ -25,6 +25,7 @@ class DirectorySource(Source):
             raise SourceError(f"{os.fspath(root)} is not a directory")
         self.description = os.fspath(root)
         self._real_dirs: set[str] = set()
+        self._sizes: dict[str, int] = {}  # sizes seen by kind()'s lstat, for size_hint
 
     def _full(self, name: str) -> str:
         if not name:
@@ -60,6 +61,7 @@ class DirectorySource(Source):
                 self._real_dirs.add("/".join(parts[: i + 1]))
             if last:
                 if stat.S_ISREG(st.st_mode):
+                    self._sizes[name] = st.st_size
                     return Kind.FILE
                 if stat.S_ISDIR(st.st_mode):
                     return Kind.DIRECTORY
@@ -92,10 +94,28 @@ class DirectorySource(Source):
         return True
 
     def size_hint(self, name: str) -> int:
+        if name in self._sizes:
+            return self._sizes[name]
         try:
             return os.lstat(self._full(name)).st_size
         except OSError:
             return 0
+
+    def read_whole(self, name: str) -> bytes:
+        """The bytes of a regular file, read in as few calls as its size allows (for small
+        files read whole: no stream object). Raises OSError as :meth:`open` does."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(self._full(name), flags)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(f"{name} is not a regular file")
+            parts = [os.read(fd, st.st_size + 1)]
+            while parts[-1]:  # the file grew, or a short read: read to the end
+                parts.append(os.read(fd, 1 << 20))
+            return b"".join(parts) if len(parts) > 2 else parts[0]
+        finally:
+            os.close(fd)
 
     def open(self, name: str) -> Stream:
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
