@@ -1,3 +1,3 @@
-from verifier.cli import main
+from verifier.cli import run
 
-main()
+run()

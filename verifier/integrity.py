@@ -124,21 +124,16 @@ class Processor(Protocol):
     """What a later stage does with the bytes of the files it keeps, during their one read.
 
     ``early`` files are read first, in this process, and their bytes handed to ``prepare``
-    (schemas, say). Then, with worker processes started: one worker runs ``first`` (work on
-    the early files: its result goes to ``take_first``) while this process builds, with
-    ``share``, what ``wants`` needs; each worker gets that through ``receive``. Then every
-    other kept file is read, in whichever process, and ``process`` runs on its bytes. Only
-    ``process``'s result is kept, not the bytes. Without workers, all of this runs here, in
-    the same order.
+    (schemas, say). Then, with worker processes started, this process builds with ``share``
+    what ``process`` needs beyond that (from the early files), and each worker gets it
+    through ``receive``. Then every other kept file is read, in whichever process, and
+    ``process`` runs on its bytes. Only ``process``'s result is kept, not the bytes. Without
+    workers, all of this runs here, in the same order.
     """
 
     def early(self, name: str) -> bool: ...
 
     def prepare(self, early: dict[str, bytes]) -> None: ...
-
-    def first(self) -> Any: ...
-
-    def take_first(self, result: Any) -> None: ...
 
     def share(self) -> Any: ...
 
@@ -254,7 +249,6 @@ class FileReader:
         with Workers(
             _read_batch,
             self.workers,
-            first=processor.first if processor is not None else None,
             init=processor.receive if processor is not None else None,
         ) as pool:
             results = pool.map(
@@ -263,8 +257,6 @@ class FileReader:
                 progress=advance,
                 state=processor.share if processor is not None else None,
             )
-            if processor is not None:
-                processor.take_first(pool.first_result)
         for name, digest, data, processed, error in results:
             if error is not None:
                 self.errors[name] = error

@@ -17,14 +17,17 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 DIGEST_HEX = 64
 _WHITE = b" \t"
 _HEX = re.compile(rb"[0-9A-Fa-f]{64}")
+# The line sha256sum writes for a name without escapes: what the reader below makes of it,
+# decided by one match (while one-space lines have not been seen: then the reader decides).
+_PLAIN_LINE = re.compile(rb"([0-9A-Fa-f]{64}) ([ *])([^\0]+)")
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """A well-formed checksum line."""
 
     line: int
@@ -33,8 +36,7 @@ class Entry:
     binary: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Malformed:
+class Malformed(NamedTuple):
     """A line ``sha256sum -c`` would call improperly formatted."""
 
     line: int
@@ -157,10 +159,16 @@ def parse_manifest(data: bytes) -> ParsedManifest:
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    plain = _PLAIN_LINE.fullmatch
     for number, raw in enumerate(lines, 1):
+        line = raw[:-1] if raw.endswith(b"\r") else raw
+        if reader.bsd_reversed != 1 and (m := plain(line)) is not None:
+            reader.bsd_reversed = 0
+            digest, mode, name = m.groups()
+            entries.append(Entry(number, _decode(name), digest.decode().lower(), mode == b"*"))
+            continue
         if raw.startswith(b"#"):
             continue
-        line = raw[:-1] if raw.endswith(b"\r") else raw
         if not line:
             continue
         if b"\0" in line:
@@ -202,6 +210,16 @@ def normalize_name(name: str) -> str | None:
     ``./`` prefixes and interior ``.`` segments are dropped (they name the same file);
     absolute names, ``..``, empty segments, NUL and backslash-separated drive paths are unsafe.
     """
+    if (
+        name
+        and name[0] not in "./"
+        and "/." not in name
+        and "//" not in name
+        and name[-1] != "/"
+        and name[1:2] != ":"
+        and "\0" not in name
+    ):
+        return name  # no empty, "." or ".." segment, not absolute, no drive: already normal
     if not name or "\0" in name or name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name):
         return None
     parts = name.split("/")

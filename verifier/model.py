@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.records import Records
 
@@ -143,8 +143,7 @@ class Finding:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(NamedTuple):
     """A value an assertion read: which file, which pointer."""
 
     path: str

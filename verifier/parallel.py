@@ -8,9 +8,9 @@ come back in input order, so every report is the same whatever the number of wor
 inputs, one worker, or a platform without ``fork`` run in this process: the same function,
 the same results.
 
-Workers are forked before the caller builds what its jobs need (:class:`Workers`): a
-``first`` task keeps a worker busy meanwhile, and what was built is then sent to each worker
-once (``state``), so neither is copied into workers with this process's memory.
+Workers are forked before the caller builds what its jobs need (:class:`Workers`); what was
+built is then sent to each worker once (``state``), so the memory it took to build it is
+not copied into the workers.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ MIN_ITEMS = 2000  # below this many items, or
 MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
 BATCH_WEIGHT = 4 << 20
 BATCH_ITEMS = 512
-_FIRST = -1  # the index of the first task
 
 
 def default_workers() -> int:
@@ -67,21 +66,17 @@ class Workers(Generic[T, R]):
     """``workers - 1`` forked processes serving ``fn`` over batches, with this process taking
     batches too. Fork happens at construction; use as a context manager.
 
-    ``first``, if given, is the first task: run by whichever process takes it, its result
-    is :attr:`first_result`. ``init`` receives, in each worker before its first batch, the
-    ``state`` that :meth:`map` builds (it is already in this process)."""
+    ``init`` receives, in each worker before its first batch, the ``state`` that
+    :meth:`map` builds (it is already in this process)."""
 
     def __init__(
         self,
         fn: Callable[[list[T]], list[R]],
         workers: int,
-        first: Callable[[], Any] | None = None,
         init: Callable[[Any], None] | None = None,
     ) -> None:
         self.fn = fn
-        self.first = first
         self.init = init
-        self.first_result: Any = None
         context = multiprocessing.get_context("fork")
         # Queues with feeder threads: a put never blocks, so neither side can stall the other.
         self._tasks: Any = context.Queue()
@@ -94,13 +89,6 @@ class Workers(Generic[T, R]):
         for proc in self._procs:
             proc.start()
 
-    def _run(self, index: int, batch: list[T] | None) -> Any:
-        if index == _FIRST:
-            assert self.first is not None
-            return self.first()
-        assert batch is not None
-        return self.fn(batch)
-
     def _serve(self, state: Any) -> None:  # in a worker
         initialised = self.init is None
         while True:
@@ -109,11 +97,11 @@ class Workers(Generic[T, R]):
                 break
             index, batch = task
             try:
-                if index != _FIRST and not initialised:
+                if not initialised:
                     assert self.init is not None
                     self.init(state.get())
                     initialised = True
-                self._results.put((index, self._run(index, batch), None))
+                self._results.put((index, self.fn(batch), None))
             except BaseException:  # reported to the parent, which raises it
                 self._results.put((index, None, traceback.format_exc()))
 
@@ -124,11 +112,9 @@ class Workers(Generic[T, R]):
         progress: Callable[[int], None] | None = None,
         state: Callable[[], Any] | None = None,
     ) -> list[R]:
-        """``fn`` over batches of ``items``, flattened in input order. The first task is
-        queued, then ``state()`` is built here and sent to the workers; then batches are
-        queued as ``items`` yields them, and this process serves too."""
-        if self.first is not None:
-            self._tasks.put((_FIRST, None))
+        """``fn`` over batches of ``items``, flattened in input order: ``state()`` is built
+        here and sent to the workers, then batches are queued as ``items`` yields them, and
+        this process serves too."""
         built = state() if state is not None else None
         if self.init is not None:
             for channel in self._states:
@@ -139,18 +125,15 @@ class Workers(Generic[T, R]):
             count += 1
         for _ in range(len(self._procs) + 1):
             self._tasks.put(None)
-        expected = count + (1 if self.first is not None else 0)
-        done: dict[int, Any] = {}
+        done: dict[int, list[R]] = {}
 
-        def finished(index: int, result: Any) -> None:
+        def finished(index: int, result: list[R]) -> None:
             done[index] = result
-            if index == _FIRST:
-                self.first_result = result
-            elif progress:
+            if progress:
                 progress(len(result))
 
         def collect(block: bool) -> None:
-            while len(done) < expected and (block or not self._results.empty()):
+            while len(done) < count and (block or not self._results.empty()):
                 try:
                     index, result, error = self._results.get(timeout=1)
                 except queue.Empty:
@@ -166,7 +149,7 @@ class Workers(Generic[T, R]):
             if task is None:
                 break
             index, batch = task
-            finished(index, self._run(index, batch))
+            finished(index, self.fn(batch))
             collect(block=False)
         collect(block=True)
         return [r for i in range(count) for r in done[i]]

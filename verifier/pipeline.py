@@ -32,7 +32,6 @@ from verifier.validity import (
     is_schema_path,
     prepare_validity,
     process_record,
-    quick_parse,
 )
 
 DEFAULT_MANIFEST = "manifest.sha256"
@@ -168,9 +167,8 @@ class RecordProcessor:
     Schemas are read first and compiled. The assertion spec and the documents (the case
     catalogue) are read next, in this process, and parsed to learn which values each record
     must yield (:class:`verifier.records.Need`); every other record is then parsed, validated
-    and reduced to those values wherever it was read. The documents' own strict check (parse,
-    schema, transcript) runs in a worker while this process plans (``first``); their values
-    count only if that check parsed them too (two parses of the same bytes, the same value).
+    and reduced to those values wherever it was read. The documents are parsed once, here:
+    worker processes start before that, so their memory does not hold them.
     """
 
     def __init__(
@@ -212,10 +210,13 @@ class RecordProcessor:
                 self.early_records[path] = data
 
     def plan(self) -> NeedIndex:
-        """Index what the documents select (once)."""
+        """Check the documents (strictly, as every record) and index what they select
+        (once)."""
         if self.index is None:
             for path in sorted(self.early_records):
-                value = quick_parse(self.early_records[path])
+                data = self.early_records.pop(path)
+                result, value = process_record(self.prep, path, data, (), keep=True)
+                self.results[path] = result
                 if value is not None:
                     self.kept[path] = value
             needs: list[Need] = []
@@ -226,20 +227,6 @@ class RecordProcessor:
                     needs.extend(selectors_in(value))
             self.index = NeedIndex(needs)
         return self.index
-
-    def first(self) -> dict[str, RecordResult]:
-        """The documents' strict check (parse, schema, transcript), wherever it runs."""
-        return {
-            path: process_record(self.prep, path, data, ())[0]
-            for path, data in sorted(self.early_records.items())
-        }
-
-    def take_first(self, results: dict[str, RecordResult] | None) -> None:
-        for path, result in (results or {}).items():
-            self.results[path] = result
-            if not result.parsed:
-                self.kept.pop(path, None)  # the strict parse refused it: no value from it
-        self.early_records.clear()
 
     def share(self) -> NeedIndex:
         return self.plan()
@@ -257,8 +244,6 @@ class RecordProcessor:
         """Every record's result (archive paths inside the content root), and the store
         holding the documents kept whole."""
         self.plan()
-        if self.early_records:  # no worker ran the documents' check: run it here
-            self.take_first(self.first())
         results = dict(self.results)
         cut = len(self.prefix)
         for name, result in processed.items():

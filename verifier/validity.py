@@ -160,30 +160,20 @@ def process_record(
     findings: list[Finding] = []
     value = _parse(path, data, findings)
     if value is None:
-        return RecordResult(findings if prep.validate else [], [], False, 0, None), None
-    transcript: list[Finding] = []
+        return RecordResult(findings if prep.validate else _NONE, _NONE, False, 0, None), None
+    transcript: list[Finding] = _NONE
     checked = 0
     if prep.validate and prep.validators is not None:
         more, checked = prep.validators.record(path, value)
         findings.extend(more)
         transcript = check_transcript_record(path, value)
-    elif not prep.validate:
-        findings = []
     extracted = extract(value, wants) if wants else None
+    if not findings or not prep.validate:
+        findings = _NONE  # one shared empty list: most records have no findings
     return RecordResult(findings, transcript, True, checked, extracted), (value if keep else None)
 
 
-def quick_parse(data: bytes) -> Any:
-    """The value :func:`process_record` would parse from ``data`` when its strict parse
-    succeeds (``None`` if this parse fails): without the strict checks, so faster. Used only
-    for a document whose strict check runs later; its value counts only if that check
-    parses it too."""
-    import json
-
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
+_NONE: list[Finding] = []  # never appended to: results are read, not extended
 
 
 def check_validity(

@@ -33,6 +33,20 @@ class DirectorySource(Source):
         return self.root + os.sep + (name if os.sep == "/" else name.replace("/", os.sep))
 
     def kind(self, name: str) -> Kind:
+        head, _, _ = name.rpartition("/")
+        if head in self._real_dirs:  # the common case: a file in a folder already seen
+            try:
+                st = os.lstat(self._full(name))
+            except (FileNotFoundError, NotADirectoryError):
+                return Kind.MISSING
+            except OSError:
+                return Kind.OTHER
+            if stat.S_ISREG(st.st_mode):
+                self._sizes[name] = st.st_size
+                return Kind.FILE
+            if stat.S_ISLNK(st.st_mode):
+                return Kind.LINK
+            return Kind.DIRECTORY if stat.S_ISDIR(st.st_mode) else Kind.OTHER
         path = self.root
         parts = name.split("/")
         # Folders on the way already seen to be real folders (not links) are not looked at
