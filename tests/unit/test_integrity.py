@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,3 +130,38 @@ def test_each_listed_file_is_read_once(tmp_path: Path, monkeypatch: pytest.Monke
     files = {"evidence/r.json": b'{"a": 1}', "schemas/s.json": b"{}", "data/x.bin": b"\0" * 10}
     verify(write_archive(tmp_path, files))
     assert sorted(opened) == sorted(files)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 4096, (1 << 16) + 7])
+def test_large_files_hash_the_same_through_a_memory_map(
+    tmp_path: Path, extra: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the first buffer, a large binary file is hashed through mapped windows; every
+    byte still counts once, whatever the size (the tail of a window, a partial one)."""
+    import verifier.integrity
+    from verifier.integrity import _MAP_MIN, _MAP_WINDOW, _digest
+
+    mapped: list[int] = []
+    original = verifier.integrity._hash_mapped
+
+    def counting(stream: Any, offset: int, hasher: Any) -> int:
+        mapped.append(original(stream, offset, hasher))
+        return mapped[-1]
+
+    monkeypatch.setattr(verifier.integrity, "_hash_mapped", counting)
+
+    data = bytes(range(256)) * ((_MAP_MIN + 2 * _MAP_WINDOW + extra) // 256) + b"\0" * extra
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    with open(path, "rb", buffering=0) as stream:
+        digest, kept = _digest(stream, keep=False, variants=True, expected=None)
+    assert kept is None
+    assert (digest.sha256, digest.size) == (sha(data), len(data))
+    assert mapped and mapped[0] > 0, "the mapped path was not taken"
+    mismatch = data[:-1] + b"\1"
+    path.write_bytes(mismatch)
+    report = verify(write_archive(tmp_path / "a", {"blobs/big.bin": data}))
+    assert found(report) == []
+    (tmp_path / "a" / "blobs/big.bin").write_bytes(mismatch)
+    report = verify(tmp_path / "a")
+    assert [c for c, _, _ in found(report)] == ["manifest.mismatch"]
