@@ -64,3 +64,98 @@ def test_progress_is_reported(tmp_path: Path) -> None:
     calls: list[tuple[str, int, int]] = []
     verify(root, Options(workers=1, progress=lambda *a: calls.append(a)))
     assert calls and calls[-1][0] == "integrity" and calls[-1][2] == 2500
+
+
+def _generated(root: Path, records: int) -> Path:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "generate", Path(__file__).parents[2] / "benchmarks" / "generate.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate(str(root), records, 7, 0, 0)
+    return root
+
+
+def test_records_and_assertions_across_batches_match_serial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generated archive, damaged in every way a stage reports, with assertions that span
+    batches, read globs, repeat ids: the report is the same byte for byte whether one
+    process read it all or batches of seven files were read (and their local assertions
+    evaluated) in two processes."""
+    from tests.conftest import rewrite_manifest
+
+    root = _generated(tmp_path / "gen", 150)
+    cases = root / "evidence" / "cases" / "000"
+    spec_path = root / "evidence" / "assertions.json"
+    spec = json.loads(spec_path.read_text())
+    first, last = "case-000000", "case-000049"
+    spec["assertions"] += [
+        {  # records far apart: never in one batch
+            "id": "x.across",
+            "kind": "same-value",
+            "selects": [
+                {"file": f"evidence/cases/000/{first}/readback.json", "pointer": "/object/amount"},
+                {"file": f"evidence/cases/000/{last}/readback.json", "pointer": "/object/amount"},
+            ],
+        },
+        {
+            "id": "x.glob",
+            "kind": "count",
+            "files": "evidence/cases/000/*/run.json",
+            "distinct": "/status",
+            "equals": 1,
+        },
+        {
+            "id": "x.glob-intact",
+            "kind": "count",
+            "files": "evidence/cases/000/case-00002?/run.json",
+            "distinct": "/status",
+            "equals": 1,
+        },
+        {"id": "x.across", "kind": "equals", "select": {"file": "a", "pointer": ""}, "value": 1},
+        {"id": "x.unknown", "kind": "no-such-kind"},
+        {"id": "x.missing", "kind": "equals", "select": {"file": "nope.json", "pointer": "/a"}},
+    ]
+    spec_path.write_text(json.dumps(spec, indent=1))
+    (cases / "case-000003" / "readback.json").write_text(
+        (cases / "case-000003" / "readback.json").read_text().replace('"pi_', '"px_', 1)
+    )
+    (cases / "case-000005" / "run.json").write_text("{not json")
+    (cases / "case-000007" / "transcript.json").unlink()
+    run = json.loads((cases / "case-000009" / "run.json").read_text())
+    run["counters"]["toolExecutions"] += 1
+    run["status"] = "sideways"
+    (cases / "case-000009" / "run.json").write_text(json.dumps(run))
+    rewrite_manifest(root)
+    (cases / "case-000011" / "readback.json").write_text("{}")  # a mismatch, and invalid
+    (cases / "case-000013" / "stray.json").write_text('{"a": 1}')  # unlisted
+
+    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
+    monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 7)
+    serial = FORMATS["json"](verify(root, Options(workers=1)))
+    parallel = FORMATS["json"](verify(root, Options(workers=2)))
+    assert serial == parallel
+    report = json.loads(serial)
+    codes = {f["code"] for s in report["stages"] for f in s["findings"]}
+    assert {
+        "manifest.mismatch",
+        "manifest.unlisted",
+        "record.invalid-json",
+        "schema.invalid",
+        "assertion.failed",
+        "assertion.error",
+    } <= codes
+    statuses: dict[str, str] = {}
+    for a in report["assertions"]:
+        statuses.setdefault(a["id"], a["status"])
+    assert statuses["c000003.same-payment"] == "failed"
+    assert statuses["c000009.unchanged"] == "failed"
+    assert statuses["c000007.messages"] == "error"
+    assert statuses["x.across"] == "passed"
+    assert statuses["x.glob"] == "error"  # case-000005's run.json does not parse
+    assert statuses["x.glob-intact"] == "passed"
+    assert [a["status"] for a in report["assertions"] if a["id"] == "x.across"][1] == "error"
