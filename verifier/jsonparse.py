@@ -9,6 +9,7 @@ too long for Python's int/str conversion limit is refused, not a crash.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,30 @@ def _max_depth(value: Any) -> int:
 
 
 _CONTAINERS = (dict, list, _Dup)
+
+
+_BRACKETS_AND_QUOTES = bytes(b for b in range(256) if b not in b'[]{}"')
+_STRINGS = re.compile(rb'"[^"]*"')
+
+
+def _text_depth(data: bytes) -> int:
+    """The maximum nesting depth of a JSON text that parsed (at least 1, stopping past
+    :data:`MAX_DEPTH`), from its bytes: much faster than walking a large parsed value.
+    Escaped backslashes, then escaped quotes, are taken out (escapes read left to right, so
+    this is exact); then everything but brackets and quotes; then strings, which now hold no
+    quote (two quotes in a row: an empty string, or the gap between two strings, which holds
+    nothing). What remains are the brackets: each round takes out the innermost pairs."""
+    plain = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    quotes = plain.translate(None, _BRACKETS_AND_QUOTES).replace(b'""', b"")  # most strings
+    skeleton = _STRINGS.sub(b"", quotes)
+    brackets = skeleton.replace(b"{", b"[").replace(b"}", b"]")
+    depth = 0
+    while brackets and depth <= MAX_DEPTH:
+        inner = brackets.replace(b"[]", b"")
+        if len(inner) == len(brackets):
+            break  # not balanced: cannot happen for a text that parsed
+        brackets, depth = inner, depth + 1
+    return max(depth, 1)
 
 
 def _depth_and_dups(value: Any) -> tuple[int, list[tuple[str, str]]]:
@@ -148,7 +173,7 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
         return value, []
     # Many openers, or a repeated key: measure the depth; name the repeats (with pointers)
     # only if there are any.
-    depth, dups = _depth_and_dups(value) if repeated else (_max_depth(value), [])
+    depth, dups = _depth_and_dups(value) if repeated else (_text_depth(data), [])
     if depth > MAX_DEPTH:
         return None, [
             JsonProblem(

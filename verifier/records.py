@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
 
@@ -22,8 +22,7 @@ Wants = tuple[tuple[str, bool], ...]  # (pointer, length only) pairs for one fil
 Extracted = dict[str, Any]  # pointer (or "#" + pointer for a length) -> value or Unresolved
 
 
-@dataclass(frozen=True, slots=True)
-class Need:
+class Need(NamedTuple):
     """A value a later stage reads: at ``pointer`` in ``file`` (a glob pattern when ``glob``),
     whole, or only its length when ``length`` (an array's element count)."""
 

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verifier.jsonparse import MAX_DEPTH, loads_strict
 
@@ -71,3 +75,25 @@ def test_nesting_at_the_limit_is_accepted() -> None:
 def test_syntax_error_reports_its_line() -> None:
     _, problems = loads_strict(b'{\n"a": 1,\n"b": }')
     assert problems[0].line == 3
+
+
+_JSON_TEXT = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab\n\u00e9', max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=20,
+)
+
+
+@given(_JSON_TEXT, st.booleans(), st.sampled_from([None, 1]))
+def test_depth_from_the_text_is_the_depth_of_the_value(
+    value: object, ascii_only: bool, indent: int | None
+) -> None:
+    """The byte-level depth (used for large documents) agrees with a walk of the value,
+    whatever brackets, quotes and backslashes the strings hold."""
+    from verifier.jsonparse import _max_depth, _text_depth
+
+    text = json.dumps([value], ensure_ascii=ascii_only, indent=indent).encode()
+    assert _text_depth(text) == _max_depth(json.loads(text))
