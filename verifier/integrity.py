@@ -164,28 +164,22 @@ class Processor(Protocol):
     """What a later stage does with the bytes of the files it keeps, during their one read.
 
     ``early`` files are read first, in this process, and their bytes handed to ``prepare``
-    (schemas, say). The other files are cut into batches; with worker processes started,
-    ``share`` builds here, from the early files, what ``process`` needs beyond that (each
-    worker gets it through ``receive``) and a payload per batch. Then each batch is read in
-    whichever process: ``process`` runs on each kept file's bytes, and ``finish`` on the
-    batch's results (it may replace them) and its payload; what ``finish`` returns goes to
-    ``take``, here. Only the results are kept, not the bytes. Without workers, all of this
-    runs here, in the same order, as one batch.
+    (schemas, say). Then, with worker processes started, this process builds with ``share``
+    what ``process`` needs beyond that (from the early files), and each worker gets it
+    through ``receive``. Then every other kept file is read, in whichever process, and
+    ``process`` runs on its bytes. Only ``process``'s result is kept, not the bytes. Without
+    workers, all of this runs here, in the same order.
     """
 
     def early(self, name: str) -> bool: ...
 
     def prepare(self, early: dict[str, bytes]) -> None: ...
 
-    def share(self, batches: list[list[str]]) -> tuple[Any, list[Any]]: ...
+    def share(self) -> Any: ...
 
     def receive(self, state: Any) -> None: ...
 
     def process(self, name: str, data: bytes) -> Any: ...
-
-    def finish(self, payload: Any, results: dict[str, Any], listed: set[str]) -> Any: ...
-
-    def take(self, extra: Any) -> None: ...
 
 
 class FileReader:
@@ -245,13 +239,7 @@ class FileReader:
             if worth_it(len(rest), sum(sizes.values()), self.workers):
                 self._read_parallel(rest, sizes, variants, expected)
                 return
-        processor = self.processor
-        payload = processor.share([rest])[1][0] if processor is not None else None
         self._read_here(rest, variants, expected, early=False)
-        if processor is not None:
-            results = {n: self.processed.get(n) for n in rest if n in self.digests}
-            processor.take(processor.finish(payload, results, variants))
-            self.processed.update((n, r) for n, r in results.items() if r is not None)
 
     def _read_here(
         self, names: list[str], variants: set[str], expected: dict[str, str], early: bool
@@ -297,34 +285,28 @@ class FileReader:
             if self.progress is not None:
                 self.progress("integrity", done, len(names))
 
-        from verifier.parallel import batches
-
         processor = self.processor
         with Workers(
             _read_batch,
             self.workers,
             init=processor.receive if processor is not None else None,
         ) as pool:
-            cut = list(batches(names, weight=lambda n: sizes[n] + 4096))
-            state, payloads = processor.share(cut) if processor is not None else (None, [])
             results = pool.map(
-                zip(cut, payloads or [None] * len(cut), strict=True),
-                progress=lambda result: advance(len(result[0])),
-                state=state,
+                ((n, sizes[n]) for n in names),
+                weight=lambda job: job[1] + 4096,
+                progress=advance,
+                state=processor.share if processor is not None else None,
             )
-        for read, extra in results:
-            if processor is not None:
-                processor.take(extra)
-            for name, digest, data, processed, error in read:
-                if error is not None:
-                    self.errors[name] = error
-                    continue
-                assert digest is not None
-                self.digests[name] = Digest(*digest)
-                if processed is not None:
-                    self.processed[name] = processed
-                elif data is not None:
-                    self.contents[name] = data
+        for name, digest, data, processed, error in results:
+            if error is not None:
+                self.errors[name] = error
+                continue
+            assert digest is not None
+            self.digests[name] = Digest(*digest)
+            if processed is not None:
+                self.processed[name] = processed
+            elif data is not None:
+                self.contents[name] = data
 
 
 _READER: FileReader | None = None  # inherited by forked workers
@@ -333,16 +315,14 @@ _READER: FileReader | None = None  # inherited by forked workers
 ReadResult = tuple[str, "tuple[Any, ...] | None", "bytes | None", Any, "str | None"]
 
 
-def _read_batch(task: tuple[list[str], Any]) -> tuple[list[ReadResult], Any]:
-    names, payload = task
+def _read_batch(batch: list[tuple[str, int]]) -> list[ReadResult]:
     reader = _READER
     assert reader is not None
     source, processor = reader.source, reader.processor
     variants, expected = reader._variants, reader._expected
     out: list[ReadResult] = []
-    processed: dict[str, Any] = {}
     read_whole = getattr(source, "read_whole", None)
-    for name in names:
+    for name, _ in batch:
         keep = reader.keep(name)
         try:
             if keep and read_whole is not None:  # a record: no stream object needed
@@ -356,17 +336,10 @@ def _read_batch(task: tuple[list[str], Any]) -> tuple[list[ReadResult], Any]:
             continue
         sent = tuple(digest)  # a plain tuple pickles faster than a named one
         if data is not None and processor is not None:
-            processed[name] = processor.process(name, data)
-            out.append((name, sent, None, None, None))
+            out.append((name, sent, None, processor.process(name, data), None))
         else:
-            processed[name] = None
             out.append((name, sent, data, None, None))
-    if processor is None:
-        return out, None
-    extra = processor.finish(payload, processed, variants)
-    return [
-        (name, sent, data, processed.get(name), error) for name, sent, data, _, error in out
-    ], extra
+    return out
 
 
 @dataclass(slots=True)

@@ -44,7 +44,7 @@ def worth_it(count: int, weight: int, workers: int) -> bool:
     return workers > 1 and can_fork and count >= 2 and (count >= MIN_ITEMS or weight >= MIN_WEIGHT)
 
 
-def batches(items: Iterable[T], weight: Callable[[T], int]) -> Iterator[list[T]]:
+def _batches(items: Iterable[T], weight: Callable[[T], int]) -> Iterator[list[T]]:
     current: list[T] = []
     load = 0
     for item in items:
@@ -63,15 +63,15 @@ class WorkerError(RuntimeError):
 
 
 class Workers(Generic[T, R]):
-    """``workers - 1`` forked processes serving ``fn`` over tasks, with this process taking
-    tasks too. Fork happens at construction; use as a context manager.
+    """``workers - 1`` forked processes serving ``fn`` over batches, with this process taking
+    batches too. Fork happens at construction; use as a context manager.
 
-    ``init`` receives, in each worker before its first task, the ``state`` that
-    :meth:`map` is given (it is already in this process)."""
+    ``init`` receives, in each worker before its first batch, the ``state`` that
+    :meth:`map` builds (it is already in this process)."""
 
     def __init__(
         self,
-        fn: Callable[[T], R],
+        fn: Callable[[list[T]], list[R]],
         workers: int,
         init: Callable[[Any], None] | None = None,
     ) -> None:
@@ -95,39 +95,42 @@ class Workers(Generic[T, R]):
             task = self._tasks.get()
             if task is None:
                 break
-            index, item = task
+            index, batch = task
             try:
                 if not initialised:
                     assert self.init is not None
                     self.init(state.get())
                     initialised = True
-                self._results.put((index, self.fn(item), None))
+                self._results.put((index, self.fn(batch), None))
             except BaseException:  # reported to the parent, which raises it
                 self._results.put((index, None, traceback.format_exc()))
 
     def map(
         self,
-        tasks: Iterable[T],
-        progress: Callable[[R], None] | None = None,
-        state: Any = None,
+        items: Iterable[T],
+        weight: Callable[[T], int] = lambda _: 1,
+        progress: Callable[[int], None] | None = None,
+        state: Callable[[], Any] | None = None,
     ) -> list[R]:
-        """``fn`` over ``tasks``, results in task order. ``state`` is sent to the workers
-        first; tasks are queued as ``tasks`` yields them, then this process serves too."""
+        """``fn`` over batches of ``items``, flattened in input order: ``state()`` is built
+        here and sent to the workers, then batches are queued as ``items`` yields them, and
+        this process serves too."""
+        built = state() if state is not None else None
         if self.init is not None:
             for channel in self._states:
-                channel.put(state)
+                channel.put(built)
         count = 0
-        for index, task in enumerate(tasks):
-            self._tasks.put((index, task))
+        for index, batch in enumerate(_batches(items, weight)):
+            self._tasks.put((index, batch))
             count += 1
         for _ in range(len(self._procs) + 1):
             self._tasks.put(None)
-        done: dict[int, R] = {}
+        done: dict[int, list[R]] = {}
 
-        def finished(index: int, result: R) -> None:
+        def finished(index: int, result: list[R]) -> None:
             done[index] = result
             if progress:
-                progress(result)
+                progress(len(result))
 
         def collect(block: bool) -> None:
             while len(done) < count and (block or not self._results.empty()):
@@ -145,11 +148,11 @@ class Workers(Generic[T, R]):
             task = self._tasks.get()
             if task is None:
                 break
-            index, item = task
-            finished(index, self.fn(item))
+            index, batch = task
+            finished(index, self.fn(batch))
             collect(block=False)
         collect(block=True)
-        return [done[i] for i in range(count)]
+        return [r for i in range(count) for r in done[i]]
 
     def close(self) -> None:
         for proc in self._procs:
@@ -185,9 +188,5 @@ def map_batches(
         if progress:
             progress(len(items))
         return results
-    pool: Workers[list[T], list[R]]
     with Workers(fn, workers) as pool:
-        done = pool.map(
-            batches(items, weight), progress=(lambda r: progress(len(r))) if progress else None
-        )
-    return [r for batch in done for r in batch]
+        return pool.map(items, weight, progress)

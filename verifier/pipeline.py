@@ -17,13 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier import __version__
-from verifier.consistency import (
-    DEFAULT_SPEC,
-    assertions_of,
-    check_consistency,
-    evaluate,
-    plan_assertions,
-)
+from verifier.consistency import DEFAULT_SPEC, check_consistency, needs_of
 from verifier.errors import UsageError
 from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
@@ -192,8 +186,6 @@ class RecordProcessor:
         self.results: dict[str, RecordResult] = {}
         self.kept: dict[str, Any] = {}  # documents kept whole
         self.index: NeedIndex | None = None
-        self.payloads: list[list[tuple[int, Any]]] = []
-        self.done: dict[int, AssertionResult] = {}  # assertions evaluated where read
 
     def _inner(self, name: str) -> str | None:
         if not name.startswith(self.prefix):
@@ -217,89 +209,30 @@ class RecordProcessor:
             if path is not None:
                 self.early_records[path] = data
 
-    def _documents(self) -> None:
-        """Check the documents (strictly, as every record) and keep their values (once)."""
-        for path in sorted(self.early_records):
-            data = self.early_records.pop(path)
-            result, value = process_record(self.prep, path, data, (), keep=True)
-            self.results[path] = result
-            if value is not None:
-                self.kept[path] = value
-
-    def plan(self, batches: list[list[str]] | None = None) -> NeedIndex:
-        """Decide, once, where each assertion is evaluated and what each record yields.
-
-        An assertion whose records all fall in one batch is evaluated where that batch is
-        read (its values are not kept); the others are evaluated here at the end, from the
-        values kept (as are the documents' selections)."""
-        if self.index is not None:
-            return self.index
-        self._documents()
-        needs: list[Need] = []
-        local: list[Need] = []
-        for path, value in self.kept.items():
-            if path != self.spec_path:
-                needs.extend(selectors_in(value))
-        self.payloads = [[] for _ in batches or ()]
-        if self.consistency:
-            spec = self.kept.get(self.spec_path)
-            planned = plan_assertions(spec)
-            needs.extend(planned.needs)
-            where: dict[str, int] = {}
-            cut = len(self.prefix)
-            for number, batch in enumerate(batches or ()):
-                for name in batch:
-                    if name.startswith(self.prefix):
-                        where[name[cut:]] = number
-            items = assertions_of(spec) or []
-            for index, (files, declared) in planned.local.items():
-                found = {where.get(f, -1) for f in files}
-                if len(found) == 1 and -1 not in found:
-                    self.payloads[found.pop()].append((index, items[index]))
-                    local.extend(declared)
-                else:
-                    needs.extend(declared)
-        self.index = NeedIndex(needs, local)
+    def plan(self) -> NeedIndex:
+        """Check the documents (strictly, as every record) and index what they select
+        (once)."""
+        if self.index is None:
+            for path in sorted(self.early_records):
+                data = self.early_records.pop(path)
+                result, value = process_record(self.prep, path, data, (), keep=True)
+                self.results[path] = result
+                if value is not None:
+                    self.kept[path] = value
+            needs: list[Need] = []
+            if self.consistency:
+                needs.extend(needs_of(self.kept.get(self.spec_path)))
+            for path, value in self.kept.items():
+                if path != self.spec_path:
+                    needs.extend(selectors_in(value))
+            self.index = NeedIndex(needs)
         return self.index
 
-    def share(self, batches: list[list[str]]) -> tuple[NeedIndex, list[Any]]:
-        if self.index is not None:  # planned by an earlier read: nothing is local to these
-            return self.index, [[] for _ in batches]
-        index = self.plan(batches)
-        return index, self.payloads
+    def share(self) -> NeedIndex:
+        return self.plan()
 
     def receive(self, index: NeedIndex) -> None:
         self.index = index
-
-    def finish(
-        self, payload: Any, results: dict[str, Any], listed: set[str]
-    ) -> list[tuple[int, AssertionResult]]:
-        """Evaluate the assertions local to one batch from its records' values, then drop
-        the values no one else needs."""
-        index = self.plan()
-        cut = len(self.prefix)
-        done: list[tuple[int, AssertionResult]] = []
-        if payload:
-            records = Records()
-            manifested: set[str] = set()
-            for name, result in results.items():
-                if not name.startswith(self.prefix):
-                    continue
-                if name in listed:
-                    manifested.add(name[cut:])
-                if isinstance(result, RecordResult) and result.parsed:
-                    records.add(name[cut:], result.extracted)
-            done = [(i, evaluate(i, item, records, manifested, set())) for i, item in payload]
-        for name, result in results.items():
-            if isinstance(result, RecordResult) and result.extracted:
-                kept = index.kept(name[cut:])
-                if kept is not None:
-                    values = {k: v for k, v in result.extracted.items() if k in kept}
-                    results[name] = result._replace(extracted=values or None)
-        return done
-
-    def take(self, extra: list[tuple[int, AssertionResult]] | None) -> None:
-        self.done.update(extra or ())
 
     def process(self, name: str, data: bytes) -> RecordResult | None:
         path = name[len(self.prefix) :]  # a kept file that is not early: a record
@@ -424,7 +357,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     )
     if "consistency" in stages:
         consistency, assertions = check_consistency(
-            validity.records, listed, options.assertions, spec_present, processor.done
+            validity.records, listed, options.assertions, spec_present
         )
     else:
         consistency, assertions = StageResult(Stage.CONSISTENCY, skipped=True), []

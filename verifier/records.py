@@ -66,7 +66,7 @@ def extract(value: Any, wants: Wants) -> Extracted:
         try:
             found = resolve_pointer(value, pointer)
         except EvalError as exc:
-            out[_key(pointer, length)] = Unresolved(str(exc))
+            out[("#" if length else "") + pointer] = Unresolved(str(exc))
             continue
         if length:
             out["#" + pointer] = len(found) if isinstance(found, list) else NOT_AN_ARRAY
@@ -87,59 +87,38 @@ def _literal_folder(pattern: str) -> str:
     return head[: head.rfind("/") + 1]
 
 
-def _key(pointer: str, length: bool) -> str:
-    return ("#" if length else "") + pointer
-
-
 class NeedIndex:
     """The needs, indexed by file; glob needs indexed by the folder their matches lie in, so
-    finding what one file needs costs the depth of its path, not the number of needs.
+    finding what one file needs costs the depth of its path, not the number of needs."""
 
-    ``needs`` are values this process keeps; ``local`` ones are read only where the record
-    was read (by assertions evaluated there), and are not kept afterwards."""
-
-    def __init__(self, needs: Iterable[Need], local: Iterable[Need] = ()) -> None:
-        self._exact: dict[str, dict[tuple[str, bool], bool]] = {}
+    def __init__(self, needs: Iterable[Need]) -> None:
+        self._exact: dict[str, dict[tuple[str, bool], None]] = {}
         self._globs: dict[str, list[tuple[re.Pattern[str], str, bool]]] = {}
         compiled: dict[str, re.Pattern[str]] = {}
-        for kept, group in ((False, local), (True, needs)):
-            for need in group:
-                if need.glob:  # read by an assertion over a set of files: always kept
-                    regex = compiled.get(need.file)
-                    if regex is None:
-                        regex = compiled[need.file] = glob_to_regex(need.file)
-                    folder = _literal_folder(need.file)
-                    self._globs.setdefault(folder, []).append((regex, need.pointer, need.length))
-                else:
-                    wanted = self._exact.setdefault(need.file, {})
-                    key = (need.pointer, need.length)
-                    wanted[key] = kept or wanted.get(key, False)
+        for need in needs:
+            if need.glob:
+                regex = compiled.get(need.file)
+                if regex is None:
+                    regex = compiled[need.file] = glob_to_regex(need.file)
+                folder = _literal_folder(need.file)
+                self._globs.setdefault(folder, []).append((regex, need.pointer, need.length))
+            else:
+                self._exact.setdefault(need.file, {})[(need.pointer, need.length)] = None
 
-    def _wanted(self, path: str) -> dict[tuple[str, bool], bool]:
+    def wants(self, path: str) -> Wants:
         found = self._exact.get(path)
-        wanted: dict[tuple[str, bool], bool] = dict(found) if found else {}
+        wanted: dict[tuple[str, bool], None] = dict(found) if found else {}
         if self._globs:
             folder = ""
             while True:
                 for regex, pointer, length in self._globs.get(folder, ()):
                     if regex.match(path):
-                        wanted[(pointer, length)] = True
+                        wanted[(pointer, length)] = None
                 slash = path.find("/", len(folder))
                 if slash == -1:
                     break
                 folder = path[: slash + 1]
-        return wanted
-
-    def wants(self, path: str) -> Wants:
-        """What to extract from the record at ``path``."""
-        return tuple(self._wanted(path))
-
-    def kept(self, path: str) -> frozenset[str] | None:
-        """The keys of :func:`extract`'s result this process keeps (``None``: all)."""
-        wanted = self._wanted(path)
-        if all(wanted.values()):
-            return None
-        return frozenset(_key(p, n) for (p, n), keep in wanted.items() if keep)
+        return tuple(wanted)
 
 
 class Records:
