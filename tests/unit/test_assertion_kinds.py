@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context, EvalError
 from verifier.model import Read
@@ -214,3 +216,13 @@ def test_count_distinct_over_files() -> None:
     assert run(spec | {"equals": 1}, records)[0] == "failed"
     records["d/3.json"] = {}
     assert run(spec, records)[0] == "error"
+
+
+@given(st.text() | st.integers() | st.none() | st.booleans() | st.lists(st.text(), max_size=3))
+def test_shown_values_are_their_json(value: Any) -> None:
+    import json
+
+    from verifier.assertions.interface import show
+
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    assert show(value) == (text if len(text) <= 80 else text[:77] + "...")

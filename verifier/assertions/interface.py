@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.model import AssertionStatus, Read
 from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
 from verifier.records import Need, Records, selectors_in
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     status: AssertionStatus
     message: str
 
@@ -146,9 +144,12 @@ def show(value: Any, limit: int = 80) -> str:
             if value is None
             else ("true" if value is True else "false" if value is False else str(value))
         )
-    import json
+    if type(value) is str and value.isprintable() and '"' not in value and "\\" not in value:
+        text = f'"{value}"'  # what json.dumps would write: nothing here needs escaping
+    else:
+        import json
 
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
