@@ -215,3 +215,27 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "verify-evidence check" in install_and_check
     assert test_command in ci
     assert "verify-evidence check" in ci
+
+
+def test_check_imports_only_what_it_needs() -> None:
+    """Start-up stays small: a check does not import pydantic (typer 0.29 imports it for
+    every option; the dependency is capped below that release)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    code = (
+        "import sys\n"
+        "from verifier.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(REPO)!r}, '--quiet'])\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pydantic', 'pydantic_core')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
