@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import SchemaError, ValidationError, _WrappedReferencingError
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
@@ -31,11 +29,17 @@ from verifier.records import Extracted, Records, Wants, extract
 from verifier.rfc3339 import is_rfc3339
 from verifier.transcripts.archive import check_transcript_record
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator, FormatChecker
+    from jsonschema.exceptions import SchemaError, ValidationError
+
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MAX_ERRORS_PER_RECORD = 100
 
 
 def format_checker() -> FormatChecker:
+    from jsonschema import FormatChecker
+
     checker = FormatChecker()
     checker.checks("date-time")(is_rfc3339)
     return checker
@@ -110,19 +114,18 @@ def prepare_validity(contents: dict[str, bytes], schemas_dir: str, validate: boo
                 )
             )
             continue
-        try:
-            if not _meta_valid_fast(value):  # the reference explains, or confirms, a failure
-                Draft202012Validator.check_schema(value)
-        except SchemaError as exc:
-            findings.append(
-                Finding(
-                    "schema.bad-schema",
-                    path,
-                    f"Not a valid Draft 2020-12 schema: {exc.message}",
-                    pointer=pointer_of(exc.absolute_path),
+        if not _meta_valid_fast(value):  # the reference explains, or confirms, a failure
+            problem = _schema_error(value)
+            if problem is not None:
+                findings.append(
+                    Finding(
+                        "schema.bad-schema",
+                        path,
+                        f"Not a valid Draft 2020-12 schema: {problem.message}",
+                        pointer=pointer_of(problem.absolute_path),
+                    )
                 )
-            )
-            continue
+                continue
         sid = value.get("$id")
         if not isinstance(sid, str) or not sid:
             findings.append(
@@ -230,7 +233,7 @@ class Validators:
         resources = [(d["$id"], DRAFT202012.create_resource(d)) for d in docs.values()]
         offline: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
         self.registry: Registry[Any] = offline.with_resources(resources).combine(_SPECIFICATIONS)
-        self.checker = format_checker()
+        self._checker: FormatChecker | None = None
         self._reference: dict[str, Draft202012Validator] = {}
         self._fast: dict[str, Any] = {}
         self._fast_registry: Any = None
@@ -255,9 +258,15 @@ class Validators:
         return out
 
     def reference(self, schema_path: str) -> Draft202012Validator:
+        """python-jsonschema's validator for the schema (imported only when a record fails,
+        or when it alone decides)."""
         if schema_path not in self._reference:
+            from jsonschema import Draft202012Validator
+
+            if self._checker is None:
+                self._checker = format_checker()
             self._reference[schema_path] = Draft202012Validator(
-                self.docs[schema_path], registry=self.registry, format_checker=self.checker
+                self.docs[schema_path], registry=self.registry, format_checker=self._checker
             )
         return self._reference[schema_path]
 
@@ -323,7 +332,7 @@ class Validators:
                 self.reference(schema_path).iter_errors(value),
                 key=lambda e: (pointer_of(e.absolute_path), e.message),
             )
-        except (_WrappedReferencingError, Unresolvable) as exc:
+        except (_referencing_error(), Unresolvable) as exc:
             return [
                 Finding(
                     "schema.unresolved",
@@ -344,6 +353,25 @@ class Validators:
                 )
             )
         return out, 1
+
+
+def _schema_error(schema: Any) -> SchemaError | None:
+    """python-jsonschema's verdict on a schema against its metaschema (imported only here)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return exc
+    return None
+
+
+def _referencing_error() -> type[Exception]:
+    from jsonschema.exceptions import _WrappedReferencingError
+
+    error: type[Exception] = _WrappedReferencingError
+    return error
 
 
 def _meta_valid_fast(schema: Any) -> bool:
