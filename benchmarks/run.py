@@ -4,8 +4,11 @@ For each archive (generated on first use by ``generate.py``, cached under ``--ca
 command runs ``--rounds`` times, the commands alternating within each round; before every
 timed run the archive is read once, untimed (this machine drops file pages from its cache
 after about a minute idle, and every command should meet the same warm cache). Prints medians,
-ratios to the verifier's full check, and the peak resident memory of each command's whole
-process tree (sampled every 5 ms from /proc, summed over worker processes).
+ratios to the verifier's full check, and the peak memory of each command's whole process
+tree, sampled from /proc: resident set size summed over the processes (pages a forked worker
+shares with its parent count once in each), every 10 ms, and proportional set size (shared
+pages split between the processes sharing them), every 50 ms. A last table shows how the
+full check grows with the number of records.
 
     python benchmarks/run.py --sizes 1000 10000 100000 --blobs --rounds 3
 
@@ -40,11 +43,74 @@ class Command:
     reads: Path | None = None  # what it reads, if not cwd
     times: list[float] = field(default_factory=list)
     peaks: list[int] = field(default_factory=list)
+    pss: list[int] = field(default_factory=list)
     codes: list[int] = field(default_factory=list)
 
 
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                out.extend(int(c) for c in handle.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _pss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _tree(pid: int) -> list[int]:
+    out, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(_children(current))
+    return out
+
+
+def tree_pss(pid: int) -> int:
+    """Proportional set size of ``pid`` and its descendants, in bytes (0 if unknown)."""
+    return sum(_pss(p) for p in _tree(pid))
+
+
 def tree_rss(pid: int) -> int:
-    """Resident set size of ``pid`` and all its descendants, in bytes."""
+    """Resident set size of ``pid`` and all its descendants, in bytes. Walks the tree through
+    /proc/PID/task/TID/children (a few reads per sample, so sampling costs little of the
+    two cores being measured); without that file, scans every process's parent."""
+    if not os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        return _tree_rss_scan(pid)
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        total += _rss(current)
+        stack.extend(_children(current))
+    return total
+
+
+def _tree_rss_scan(pid: int) -> int:
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -71,14 +137,18 @@ def run_once(command: Command) -> None:
     proc = subprocess.Popen(
         command.argv, cwd=command.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    peak = 0
+    peak = pss = 0
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, pss
+        count = 0
         while not done.is_set():
             peak = max(peak, tree_rss(proc.pid))
-            time.sleep(0.005)
+            if count % 5 == 0:
+                pss = max(pss, tree_pss(proc.pid))
+            count += 1
+            time.sleep(0.01)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -88,6 +158,7 @@ def run_once(command: Command) -> None:
     sampler.join()
     command.times.append(elapsed)
     command.peaks.append(peak)
+    command.pss.append(pss)
     command.codes.append(code)
 
 
@@ -198,14 +269,15 @@ def report(label: str, root: Path, cmds: list[Command], rounds: int) -> str:
         f"### {label}: {files:,} files, {total / 1e6:,.0f} MB",
         "",
         "| command | checks | median s | files/s | MB/s | vs verify-evidence check "
-        "| peak MB | exit |",
-        "|---|---|---|---|---|---|---|---|",
+        "| peak RSS MB | peak PSS MB | exit |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in cmds:
         med = statistics.median(c.times)
         lines.append(
             f"| {c.name} | {c.what} | {med:.2f} | {files / med:,.0f} | {total / 1e6 / med:,.0f} "
-            f"| {med / base:.2f}x | {max(c.peaks) / 1e6:.0f} | {sorted(set(c.codes))} |"
+            f"| {med / base:.2f}x | {max(c.peaks) / 1e6:.0f} | {max(c.pss) / 1e6:.0f} "
+            f"| {sorted(set(c.codes))} |"
         )
     lines.append("")
     return "\n".join(lines)
@@ -242,13 +314,43 @@ def main() -> None:
     plans = [(f"{n:,} records", archive(args.cache, n, 0), False) for n in args.sizes]
     if args.blobs:
         plans.append(("4 x 256 MB blobs", archive(args.cache, 0, 4), True))
-    for label, root, blobs in plans:
+    growth: list[tuple[int, Command]] = []
+    for (label, root, blobs), size in zip(plans, [*args.sizes, 0], strict=False):
         cmds = commands(root, args.cache, blobs)
         for _ in range(args.rounds):
             for command in cmds:
                 warm(command.reads or command.cwd)
                 run_once(command)
         print(report(label, root, cmds, args.rounds), flush=True)
+        if not blobs:
+            growth.append((size, next(c for c in cmds if c.name == "verify-evidence check")))
+    if len(growth) > 1:
+        print(scaling(growth))
+
+
+def scaling(growth: list[tuple[int, Command]]) -> str:
+    """How the full check grows: time and memory at each size, and what each record added
+    since the size before (the marginal cost, without the fixed start-up)."""
+    lines = [
+        "### Scaling of the full check",
+        "",
+        "| records | median s | peak RSS MB | peak PSS MB | µs per added record "
+        "| KB (PSS) per added record |",
+        "|---|---|---|---|---|---|",
+    ]
+    before: tuple[int, float, int] | None = None
+    for records, c in growth:
+        med, pss = statistics.median(c.times), max(c.pss)
+        added = "| - | - |"
+        if before is not None:
+            n = records - before[0]
+            added = f"| {(med - before[1]) / n * 1e6:,.0f} | {(pss - before[2]) / n / 1e3:,.1f} |"
+        lines.append(
+            f"| {records:,} | {med:.2f} | {max(c.peaks) / 1e6:.0f} | {pss / 1e6:.0f} {added}"
+        )
+        before = (records, med, pss)
+    lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
