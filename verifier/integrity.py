@@ -487,18 +487,24 @@ def check_integrity(
 
     rel_scope = sorted(set(scope)) if scope is not None else default_scope(relative.values())
     used_scope = scope_in_source(rel_scope, base)
-    kinds = {name: source.kind(name) for name in sorted(wanted)}
-
     unlisted: list[tuple[str, Kind]] = []
     seen: set[str] = set()
+    walked: set[str] = set()  # listed names the walk met as regular files
     for item in used_scope:
         for name, kind in source.walk(_walk_start(item)):
-            if name in seen or name in wanted or name == manifest_rel or excluded(name):
+            if name in wanted:
+                if kind is Kind.FILE:
+                    walked.add(name)
+                continue
+            if name in seen or name == manifest_rel or excluded(name):
                 continue
             if kind is Kind.REFUSED or not _in_scope(name, used_scope):
                 continue
             seen.add(name)
             unlisted.append((name, kind))
+    # A walk never follows a link, so what it met as a regular file is one, reached through
+    # real folders: no need to look again. Every other listed name is looked up on its own.
+    kinds = {name: Kind.FILE if name in walked else source.kind(name) for name in sorted(wanted)}
 
     listed_files = {n for n, k in kinds.items() if k is Kind.FILE}
     reader.read(

@@ -100,6 +100,10 @@ class DirectorySource(Source):
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append(rel)
                 elif entry.is_file(follow_symlinks=False):
+                    try:  # its size, for spreading reads over workers by weight
+                        self._sizes[rel] = entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        pass
                     yield rel, Kind.FILE
                 else:
                     yield rel, Kind.OTHER
