@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterator
@@ -100,10 +101,8 @@ class DirectorySource(Source):
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append(rel)
                 elif entry.is_file(follow_symlinks=False):
-                    try:  # its size, for spreading reads over workers by weight
+                    with contextlib.suppress(OSError):  # its size, to spread reads by weight
                         self._sizes[rel] = entry.stat(follow_symlinks=False).st_size
-                    except OSError:
-                        pass
                     yield rel, Kind.FILE
                 else:
                     yield rel, Kind.OTHER
