@@ -255,3 +255,16 @@ def test_rich_view_marks_unverified_cells(archive: Path) -> None:
     assert "VERIFICATION FAILED" in text.splitlines()[0]
     assert "⚠ tool 1" in text
     assert "Hosted webhook control" in text
+
+
+def test_a_catalogue_named_elsewhere_is_read(archive: Path) -> None:
+    """--catalogue names another file: it is kept whole like the default one, and every
+    value it selects is extracted from the records it names."""
+    (archive / "evidence/cases.json").rename(archive / "evidence/other-cases.json")
+    rewrite_manifest(archive)
+    default = table(archive, "--format", "json")
+    assert default.returncode == 2  # no catalogue where the default looks
+    proc = table(archive, "--format", "json", "--catalogue", "evidence/other-cases.json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["cases"]
+    assert rows and all(c["verified"] for r in rows for c in r["counts"])

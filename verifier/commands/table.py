@@ -69,8 +69,9 @@ def table(
     from verifier.pipeline import Options, UsageError, verify
     from verifier.table import DEFAULT_CATALOGUE, FORMATS, build_table
 
-    report = verify(root, Options(manifest=optional_path(manifest)))
-    outcome = build_table(report, catalogue or DEFAULT_CATALOGUE)
+    catalogue = catalogue or DEFAULT_CATALOGUE
+    report = verify(root, Options(manifest=optional_path(manifest), documents=(catalogue,)))
+    outcome = build_table(report, catalogue)
     if outcome.problems and not outcome.cases:
         raise UsageError(outcome.problems[0])
     row = None
