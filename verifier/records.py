@@ -4,8 +4,8 @@ Records are parsed and validated during each file's one read (in whichever proce
 The parsed value is then dropped: what is kept is the value at each JSON pointer a later
 stage declared it needs (:class:`Need`: the assertion spec's selectors, the case catalogue's
 cells), extracted right there. A few documents (the assertion spec, the case catalogue) are
-kept whole. Memory and the cost of sending results between processes then grow with what the
-assertions read, not with the size of the archive, and the consistency stage never rescans
+kept whole. What is kept, and sent back from worker processes, then grows with what the
+assertions read, not with the size of the records, and the consistency stage never rescans
 the archive: each value it reads is one dictionary lookup.
 """
 
@@ -172,9 +172,6 @@ class Records:
     def document(self, path: str) -> Any:
         """A document kept whole, or ``None``."""
         return self._documents.get(path)
-
-    def documents(self) -> dict[str, Any]:
-        return dict(self._documents)
 
     def resolve(self, path: str, pointer: str) -> Any:
         """The value at ``pointer`` in the record at ``path`` (which must have parsed).
