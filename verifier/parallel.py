@@ -15,6 +15,7 @@ not copied into the workers.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -154,12 +155,22 @@ class Workers(Generic[T, R]):
         collect(block=True)
         return [r for i in range(count) for r in done[i]]
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
+        """Wait for the workers, then close the queues. ``abandon`` (after an error): do not
+        wait for queued tasks no worker will take."""
         for proc in self._procs:
             proc.join(timeout=5)
             if proc.is_alive():  # pragma: no cover - a worker stuck past its end-of-work
                 proc.kill()
                 proc.join()
+        if abandon:  # take back what no worker will: the feeder threads can then finish
+            for channel in (self._tasks, *self._states):
+                with contextlib.suppress(queue.Empty, OSError, EOFError):
+                    while True:
+                        channel.get(timeout=0.2)
+        for channel in (self._tasks, self._results, *self._states):
+            channel.close()  # and stop its feeder thread: no thread outlives the pool
+            channel.join_thread()
 
     def __enter__(self) -> Workers[T, R]:
         return self
@@ -168,7 +179,7 @@ class Workers(Generic[T, R]):
         if exc[0] is not None:
             for proc in self._procs:
                 proc.kill()
-        self.close()
+        self.close(abandon=exc[0] is not None)
 
 
 def map_batches(

@@ -159,3 +159,22 @@ def test_records_and_assertions_across_batches_match_serial(
     assert statuses["x.glob"] == "error"  # case-000005's run.json does not parse
     assert statuses["x.glob-intact"] == "passed"
     assert [a["status"] for a in report["assertions"] if a["id"] == "x.across"][1] == "error"
+
+
+def _fail_on_seven(batch: list[int]) -> list[int]:
+    if 7 in batch:
+        raise ValueError("seven")
+    return batch
+
+
+def test_a_failing_worker_is_reported_not_hung(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception in any process (a worker or this one) ends the map with an error that
+    carries it, and leaves no worker or queue thread behind."""
+    import threading
+
+    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
+    monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 1)
+    with pytest.raises((verifier.parallel.WorkerError, ValueError), match="seven"):
+        map_batches(_fail_on_seven, list(range(40)), workers=2)
+    assert threading.active_count() == 1
+    assert not __import__("multiprocessing").active_children()
