@@ -44,6 +44,7 @@ class Digest(NamedTuple):
 
 
 VARIANT_CAP = 1 << 20  # text files up to this size get line-ending variants only on mismatch
+_WHOLE = 1 << 20  # files up to this size (by their size before the read) are read in one call
 
 
 def _line_variants(data: bytes) -> tuple[str, str]:
@@ -322,12 +323,14 @@ def _read_batch(batch: list[tuple[str, int]]) -> list[ReadResult]:
     variants, expected = reader._variants, reader._expected
     out: list[ReadResult] = []
     read_whole = getattr(source, "read_whole", None)
-    for name, _ in batch:
+    for name, size in batch:
         keep = reader.keep(name)
         try:
-            if keep and read_whole is not None:  # a record: no stream object needed
+            if read_whole is not None and (keep or size <= _WHOLE):  # no stream object
                 data = read_whole(name)
                 digest = _digest_bytes(data, name in variants, expected.get(name))
+                if not keep:
+                    data = None
             else:
                 with source.open(name) as stream:
                     digest, data = _digest(stream, keep, name in variants, expected.get(name))
