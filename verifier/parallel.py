@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import queue
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -180,24 +180,3 @@ class Workers(Generic[T, R]):
             for proc in self._procs:
                 proc.kill()
         self.close(abandon=exc[0] is not None)
-
-
-def map_batches(
-    fn: Callable[[list[T]], list[R]],
-    items: Sequence[T],
-    *,
-    workers: int,
-    weight: Callable[[T], int] = lambda _: 1,
-    progress: Callable[[int], None] | None = None,
-) -> list[R]:
-    """``fn`` over batches of ``items`` in this process and forked workers (which inherit this
-    process's state), flattened in input order; in this process alone when workers do not pay
-    or cannot be made. ``progress`` is told how many items each finished batch held."""
-    items = list(items)
-    if not worth_it(len(items), sum(weight(i) for i in items), workers):
-        results = fn(items)
-        if progress:
-            progress(len(items))
-        return results
-    with Workers(fn, workers) as pool:
-        return pool.map(items, weight, progress)

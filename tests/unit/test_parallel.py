@@ -11,15 +11,15 @@ import verifier.parallel
 from tests.conftest import write_archive
 from verifier import verify
 from verifier.formats import FORMATS
-from verifier.parallel import map_batches
+from verifier.parallel import Workers
 from verifier.pipeline import Options
 
 
-def test_map_batches_keeps_input_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
+def test_workers_keep_input_order(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 3)
     seen: list[int] = []
-    out = map_batches(_double, list(range(50)), workers=2, progress=seen.append)
+    with Workers(_double, 2) as pool:
+        out = pool.map(list(range(50)), progress=seen.append)
     assert out == [2 * i for i in range(50)]
     assert sum(seen) == 50
 
@@ -172,9 +172,11 @@ def test_a_failing_worker_is_reported_not_hung(monkeypatch: pytest.MonkeyPatch) 
     carries it, and leaves no worker or queue thread behind."""
     import threading
 
-    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
     monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 1)
-    with pytest.raises((verifier.parallel.WorkerError, ValueError), match="seven"):
-        map_batches(_fail_on_seven, list(range(40)), workers=2)
+    with (
+        pytest.raises((verifier.parallel.WorkerError, ValueError), match="seven"),
+        Workers(_fail_on_seven, 2) as pool,
+    ):
+        pool.map(list(range(40)))
     assert threading.active_count() == 1
     assert not __import__("multiprocessing").active_children()
