@@ -84,6 +84,15 @@ CODES: dict[str, tuple[Stage, str]] = {
         "an assertion could not be evaluated (a pointer resolves to nothing, a file is missing)",
     ),
     "assertion.spec-invalid": (Stage.CONSISTENCY, "the assertion spec cannot be used"),
+    "catalogue.unresolved": (
+        Stage.CONSISTENCY,
+        "a case catalogue cell selects a value the records do not hold (a file not parsed, a "
+        "pointer to nothing, a count of something not an array)",
+    ),
+    "catalogue.unknown-assertion": (
+        Stage.CONSISTENCY,
+        "a case catalogue cell or case names an assertion the assertion spec does not have",
+    ),
     # Tool-call transcripts (verifier.transcripts): `transcript check`, and the archive's
     # transcript records in the validity stage.
     "transcript.dangling-call": (

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier import __version__
-from verifier.consistency import DEFAULT_SPEC, check_consistency, needs_of
+from verifier.consistency import DEFAULT_SPEC, check_catalogue, check_consistency, needs_of
 from verifier.errors import UsageError
 from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
@@ -359,6 +359,10 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         consistency, assertions = check_consistency(
             validity.records, listed, options.assertions, spec_present
         )
+        ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
+        for catalogue in options.documents:
+            if catalogue != options.assertions:
+                consistency.findings.extend(check_catalogue(validity.records, catalogue, ids))
     else:
         consistency, assertions = StageResult(Stage.CONSISTENCY, skipped=True), []
         consistency.note = "Not run (--stages)."

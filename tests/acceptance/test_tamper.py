@@ -245,3 +245,59 @@ def test_pointer_to_nothing_is_an_error_never_a_pass(archive: Path) -> None:
     ]
     assert errors and reading
     assert "assertion.error" in codes(report)
+
+
+# --- the case catalogue --------------------------------------------------------------------
+
+CATALOGUE = "evidence/cases.json"
+
+
+def test_a_catalogue_cell_selecting_nothing_is_a_finding(archive: Path) -> None:
+    """The table's cells are claims about the records: a check reports one that selects
+    nothing, where it is in the catalogue, even though every assertion still passes."""
+
+    def break_cell(data: Any) -> None:
+        data["cases"][0]["counts"][0]["select"]["pointer"] = "/counters/nothing"
+        data["cases"][1]["outcomes"][0]["select"]["file"] = "evidence/absent.json"
+
+    edit_json(archive, CATALOGUE, break_cell)
+    rc, report = run_check(archive)
+    assert rc == 1
+    found = findings(report, "catalogue.unresolved")
+    assert [(f["path"], f["pointer"]) for f in found] == [
+        (CATALOGUE, "/cases/0/counts/0/select/pointer"),
+        (CATALOGUE, "/cases/1/outcomes/0/select/file"),
+    ]
+    assert "resolves to nothing" in found[0]["message"]
+    assert codes(report) == {"catalogue.unresolved"}
+    assert all(a["status"] == "passed" for a in report["assertions"])
+
+
+def test_a_catalogue_naming_an_unknown_assertion_is_a_finding(archive: Path) -> None:
+    def rename(data: Any) -> None:
+        data["cases"][0]["counts"][0]["assertions"] = ["no.such.assertion"]
+        data["cases"][0]["assertions"].append("nothing.*")
+
+    edit_json(archive, CATALOGUE, rename)
+    rc, report = run_check(archive)
+    assert rc == 1
+    found = findings(report, "catalogue.unknown-assertion")
+    patterns = json.loads((archive / CATALOGUE).read_text())["cases"][0]["assertions"]
+    assert sorted(f["pointer"] for f in found) == [
+        f"/cases/0/assertions/{len(patterns) - 1}",
+        "/cases/0/counts/0/assertions/0",
+    ]
+    assert codes(report) == {"catalogue.unknown-assertion"}
+
+
+def test_a_catalogue_count_cell_over_something_not_an_array_is_a_finding(archive: Path) -> None:
+    def count_a_scalar(data: Any) -> None:
+        cell = data["cases"][0]["counts"][0]
+        cell["count"] = cell.pop("select")
+
+    edit_json(archive, CATALOGUE, count_a_scalar)
+    rc, report = run_check(archive)
+    assert rc == 1
+    found = findings(report, "catalogue.unresolved")
+    assert [f["pointer"] for f in found] == ["/cases/0/counts/0/count/pointer"]
+    assert "is not an array" in found[0]["message"]

@@ -61,3 +61,39 @@ def test_extraction_keeps_values_lengths_and_why_a_pointer_failed() -> None:
                 assert message == str(exc)  # the same words as reading the whole record
         else:
             assert "not extracted" in message  # an undeclared read is an error, never a pass
+
+
+def test_catalogue_cells_are_checked_against_what_records_hold() -> None:
+    from verifier.consistency import check_catalogue
+
+    catalogue = {
+        "cases": [
+            {
+                "counts": [
+                    {"label": "ok", "count": {"file": "r.json", "pointer": "/list"}},
+                    {
+                        "label": "distinct",
+                        "count": {"file": "r.json", "pointer": "/list"},
+                        "distinct": "/id",
+                    },
+                ],
+                "outcomes": [
+                    {"label": "fine", "select": {"file": "r.json", "pointer": "/n"}},
+                    {
+                        "label": "fine too",
+                        "select": {"file": "r.json", "pointer": "/n"},
+                        "preregistered": {"file": "r.json", "pointer": "/pre"},
+                    },
+                ],
+                "assertions": ["a.*"],
+            }
+        ]
+    }
+    records = Records.of({"c.json": catalogue, "r.json": {"list": [{"id": 1}, {}], "n": 2}})
+    found = check_catalogue(records, "c.json", {"a.one"})
+    assert [(f.code, f.pointer) for f in found] == [
+        ("catalogue.unresolved", "/cases/0/counts/1/distinct"),
+        ("catalogue.unresolved", "/cases/0/outcomes/1/preregistered/pointer"),
+    ]
+    assert check_catalogue(records, "c.json", set())[-1].code == "catalogue.unknown-assertion"
+    assert check_catalogue(records, "absent.json", set()) == []

@@ -93,6 +93,9 @@ def render(report: Report) -> str:
     spec_problems = [f for f in by_stage[Stage.CONSISTENCY] if f.code == "assertion.spec-invalid"]
     if spec_problems:
         consistency.append(("assertion spec", spec_problems))
+    catalogue = [f for f in by_stage[Stage.CONSISTENCY] if f.code.startswith("catalogue.")]
+    if catalogue:
+        consistency.append(("case catalogue", catalogue))
     suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
     tests = sum(len(cases) for _, cases in suites)
     failures = sum(1 for _, cases in suites for _, found in cases if found)
