@@ -264,6 +264,13 @@ class Report:
     # What the stages kept of the parsed records (which parsed, the values the assertions
     # and the case catalogue select), for views such as the case table; not serialised.
     records: Records = field(default_factory=Records, repr=False)
+    # The folder of the source that records, the assertion spec and the case catalogue name
+    # files relative to ("data" in a bag, the --base folder); "" for the root. Not serialised.
+    content_root: str = field(default="", repr=False)
+
+    def content_path(self, path: str) -> str:
+        """The path in the source of ``path`` as records and catalogues name it."""
+        return f"{self.content_root}/{path}" if self.content_root else path
 
     @property
     def stages(self) -> tuple[StageResult, StageResult, StageResult]:

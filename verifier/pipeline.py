@@ -380,6 +380,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         files=integrity.files,
         assertions=assertions,
         records=validity.records.rebased(content),
+        content_root=content,
     )
     details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
     return Run(report, source.identity(), hashlib.sha256(data).hexdigest(), base, details)

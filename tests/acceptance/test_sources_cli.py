@@ -3,6 +3,7 @@ stderr when it cannot run."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -103,3 +104,19 @@ def test_sources_that_cannot_be_read_exit_2_with_one_line(
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith("verify-evidence: error: ")
+
+
+def test_table_of_a_bag_reads_its_catalogue_inside_data(archive: Path) -> None:
+    """In a bag the records, the spec and the catalogue sit under data/ and name each other
+    relative to it: the table finds the catalogue there and verifies every cell."""
+    bagit = pytest.importorskip("bagit")
+    folder = cli("table", str(archive), "--format", "json")
+    bagit.make_bag(str(archive), checksums=["sha256"])
+    proc = cli("table", str(archive), "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows, before = json.loads(proc.stdout)["cases"], json.loads(folder.stdout)["cases"]
+    assert [r["id"] for r in rows] == [r["id"] for r in before]
+    cells = [c for r in rows for c in r["counts"]]
+    assert cells and all(c["verified"] and c["source"]["path"].startswith("data/") for c in cells)
+    assert all(c["source"]["sha256"] for c in cells)
+    assert [c["value"] for c in cells] == [c["value"] for r in before for c in r["counts"]]

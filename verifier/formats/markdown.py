@@ -52,7 +52,7 @@ def render(report: Report) -> str:
     from verifier.table import DEFAULT_CATALOGUE, build_table
     from verifier.table.markdown_view import render as render_table
 
-    if DEFAULT_CATALOGUE in report.records:
+    if report.records.document(report.content_path(DEFAULT_CATALOGUE)) is not None:
         lines += ["", "### Per-case outcomes", ""]
         body = render_table(build_table(report)).split("\n", 2)[2]  # drop its status line
         lines.append(body.rstrip("\n"))

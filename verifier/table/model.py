@@ -180,13 +180,14 @@ class _Builder:
         if selector is None:
             selector = spec.get("count")
             how = "distinct count" if "distinct" in spec else "count"
-        path = selector.get("file", "") if isinstance(selector, dict) else ""
+        named = selector.get("file", "") if isinstance(selector, dict) else ""
+        path = self.report.content_path(named) if isinstance(named, str) and named else ""
         pointer = selector.get("pointer", "") if isinstance(selector, dict) else ""
         problems = list(dict.fromkeys(self.file_problems.get(path, [])))
         value: Any = None
         try:
             if path not in self.records:
-                raise EvalError(f"{path or '(no file)'} is not a parsed record of the archive")
+                raise EvalError(f"{named or '(no file)'} is not a parsed record of the archive")
             value = self.records.resolve(path, pointer)
             if how != "value":
                 if not isinstance(value, list):
@@ -217,9 +218,10 @@ class _Builder:
             sel = spec["preregistered"]
             try:
                 file = sel.get("file")
+                where = self.report.content_path(file) if isinstance(file, str) else None
                 declared = (
-                    self.records.resolve(file, sel["pointer"])
-                    if isinstance(file, str) and file in self.records
+                    self.records.resolve(where, sel["pointer"])
+                    if where is not None and where in self.records
                     else resolve_pointer({}, sel["pointer"])
                 )
             except (EvalError, KeyError) as exc:
@@ -273,7 +275,7 @@ class _Builder:
 def build_table(report: Report, catalogue: str = DEFAULT_CATALOGUE) -> OutcomeTable:
     """The table for ``report``'s archive, from the catalogue at ``catalogue``."""
     table = OutcomeTable(report.tool_version, catalogue, report)
-    document = report.records.document(catalogue)
+    document = report.records.document(report.content_path(catalogue))
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
         table.problems.append(f"{catalogue} is missing, unparsable or has no 'cases' array")
