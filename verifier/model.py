@@ -103,6 +103,10 @@ CODES: dict[str, tuple[Stage, str]] = {
         Stage.VALIDITY,
         "a tool result answers no call made before it",
     ),
+    "transcript.name-mismatch": (
+        Stage.VALIDITY,
+        "a tool result answers a call by its id but names a different tool",
+    ),
     "transcript.duplicate-result": (
         Stage.VALIDITY,
         "a tool result answers a call that already has its result",

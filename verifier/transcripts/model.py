@@ -14,7 +14,9 @@ turn: user text, a system prompt, the start of an assistant message). The rules 
 * a result that answers nothing is an **orphan** (no such call before it), a **duplicate** (the
   call already has its result) or **misplaced** (the call's window had already closed);
 * a call id used a second time is **reused** (the second call still gets paired);
-* a result the shape marks as an interruption record must say :data:`INTERRUPTED_MARKER`.
+* a result the shape marks as an interruption record must say :data:`INTERRUPTED_MARKER`;
+* a result that answers a call by its id and also names a tool must name the call's tool
+  (it still answers the call: the id decides).
 
 Because the walk is in order, a late result, a duplicate, a reused id or a result placed
 before its call can never hide a dangling call (the failure mode of comparing id sets), and a
@@ -33,6 +35,7 @@ DUPLICATE = "transcript.duplicate-result"
 MISPLACED = "transcript.misplaced-result"
 REUSED = "transcript.reused-id"
 UNMARKED = "transcript.unmarked-interruption"
+NAME_MISMATCH = "transcript.name-mismatch"
 MALFORMED = "transcript.malformed"
 
 
@@ -198,6 +201,16 @@ class _Walk:
             self.open.remove(target)
             self.out.answers[target] = result
             self.out.results.setdefault(target.id, []).append(result)
+            if result.call_id is not None and result.name not in (None, target.name):
+                self.problem(
+                    NAME_MISMATCH,
+                    result,
+                    target.id,
+                    target.name,
+                    f"message {result.index}: the result for {target.id} names the tool "
+                    f"{result.name!r}, but the call in message {target.index} was to "
+                    f"{target.name!r}",
+                )
             if result.interrupted and result.content.strip() != INTERRUPTED_MARKER:
                 self.problem(
                     UNMARKED,

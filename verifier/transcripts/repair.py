@@ -15,8 +15,9 @@ makes:
 * it is deterministic (no clock, no random ids) and idempotent: the output of a repair has
   nothing left to repair, and repairing it again returns its bytes unchanged.
 
-Reused ids and interruption records without the marker are not repaired (that would mean
-changing entries); they remain findings of the output.
+Reused ids, results naming another tool than their call, and interruption records without
+the marker are not repaired (that would mean changing entries); they remain findings of the
+output.
 """
 
 from __future__ import annotations
