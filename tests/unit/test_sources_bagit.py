@@ -165,6 +165,15 @@ def test_other_algorithms_are_named_as_unchecked(tmp_path: Path) -> None:
     assert result.source["uncheckedManifests"] == ["manifest-sha512.txt", "tagmanifest-sha512.txt"]
 
 
+def test_a_bag_without_a_sha256_manifest_says_so_and_nothing_more(tmp_path: Path) -> None:
+    """Its payload is not read, so the Payload-Oxum is not compared with an unread payload
+    (which would claim the payload is empty)."""
+    bag = make_bag(tmp_path / "bag", ("sha512",))
+    findings = verify(bag).findings
+    assert [(f.code, f.path) for f in findings] == [("bag.malformed", "manifest-sha256.txt")]
+    assert "not checked" in findings[0].message
+
+
 def test_an_empty_payload(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     root.mkdir()

@@ -171,7 +171,8 @@ class BagSource(Source):
             if problem:
                 out.append(Finding("bag.malformed", BAG_INFO, f"Not valid tag lines: {problem}."))
             oxum = tags.get("Payload-Oxum")
-            if oxum is not None:
+            if oxum is not None and self._present(PAYLOAD_MANIFEST):
+                # without the manifest the payload was not read: nothing to compare with
                 out.extend(_check_oxum(oxum, files))
         return out
 
