@@ -55,24 +55,6 @@ def escape_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def _max_depth(value: Any) -> int:
-    """Maximum nesting depth, iteratively, stopping once past the limit."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_DEPTH:
-                return deepest
-        children = node.values() if type(node) is dict or type(node) is _Dup else node
-        stack.extend((c, depth + 1) for c in children if type(c) in _CONTAINERS)
-    return deepest
-
-
-_CONTAINERS = (dict, list, _Dup)
-
-
 _BRACKETS_AND_QUOTES = bytes(b for b in range(256) if b not in b'[]{}"')
 _STRINGS = re.compile(rb'"[^"]*"')
 

@@ -235,8 +235,8 @@ class RecordProcessor:
         self.index = index
 
     def process(self, name: str, data: bytes) -> RecordResult | None:
-        path = name[len(self.prefix) :]  # a kept file that is not early: a record
-        if is_schema_path(path, self.schemas_dir) or not self.is_record(path):
+        path = self._inner(name)  # a kept file that is not early: a record
+        if path is None:
             return None
         return process_record(self.prep, path, data, self.plan().wants(path))[0]
 

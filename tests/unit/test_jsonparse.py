@@ -93,7 +93,15 @@ def test_depth_from_the_text_is_the_depth_of_the_value(
 ) -> None:
     """The byte-level depth (used for large documents) agrees with a walk of the value,
     whatever brackets, quotes and backslashes the strings hold."""
-    from verifier.jsonparse import _max_depth, _text_depth
+    from verifier.jsonparse import _text_depth
 
     text = json.dumps([value], ensure_ascii=ascii_only, indent=indent).encode()
-    assert _text_depth(text) == _max_depth(json.loads(text))
+    assert _text_depth(text) == _walked_depth(json.loads(text))
+
+
+def _walked_depth(value: object) -> int:
+    """The oracle: containers counted on the deepest path of the parsed value."""
+    children = value.values() if isinstance(value, dict) else value
+    if not isinstance(value, dict | list):
+        return 0
+    return 1 + max((_walked_depth(c) for c in children), default=0)
