@@ -22,13 +22,28 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol
 
 from verifier.hints import Hinter
-from verifier.manifest import normalize_name, parse_manifest, unsafe_reason
+from verifier.manifest import ParsedManifest, normalize_name, parse_manifest, unsafe_reason
 from verifier.model import FileEntry, Finding, Stage, StageResult
 from verifier.sources.interface import Kind, Source, Stream
 
 _CHUNK = 1 << 17
 _SNIFF = 8000  # git's rule: a NUL in the first 8000 bytes makes a file binary
-ROOT_FILES = "."  # scope entry: the files directly in the root, not its folders
+ROOT_FILES = "."
+#: how findings name an algorithm (hashlib names otherwise upper-cased)
+ALGORITHM_LABELS = {
+    "md5": "MD5",
+    "sha1": "SHA-1",
+    "sha224": "SHA-224",
+    "sha256": "SHA-256",
+    "sha384": "SHA-384",
+    "sha512": "SHA-512",
+    "sha3_224": "SHA3-224",
+    "sha3_256": "SHA3-256",
+    "sha3_384": "SHA3-384",
+    "sha3_512": "SHA3-512",
+    "blake2b": "BLAKE2b",
+    "blake2s": "BLAKE2s",
+}  # scope entry: the files directly in the root, not its folders
 ALWAYS_EXCLUDED = (".git",)
 
 
@@ -41,6 +56,15 @@ class Digest(NamedTuple):
     size: int
     crlf: str | None = None
     lf: str | None = None
+    #: (algorithm, hex digest) for each further algorithm asked for (a bag's SHA-512 or MD5
+    #: manifests), from the same read
+    others: tuple[tuple[str, str], ...] = ()
+
+    def hexdigest(self, algorithm: str) -> str | None:
+        """The digest for a hashlib algorithm name, if this read computed it."""
+        if algorithm == "sha256":
+            return self.sha256
+        return dict(self.others).get(algorithm)
 
 
 VARIANT_CAP = 1 << 20  # text files up to this size get line-ending variants only on mismatch
@@ -55,13 +79,36 @@ def _line_variants(data: bytes) -> tuple[str, str]:
     )
 
 
-def _digest_bytes(data: bytes, variants: bool, expected: str | None) -> Digest:
-    """The digest of bytes read whole (with line-ending variants only on a mismatch)."""
+def _others(data: bytes, extra: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((name, hashlib.new(name, data).hexdigest()) for name in extra)
+
+
+def _digest_bytes(
+    data: bytes, variants: bool, expected: str | None, extra: tuple[str, ...] = ()
+) -> Digest:
+    """The digest of bytes read whole (with line-ending variants only on a mismatch), and the
+    digests for the ``extra`` algorithms."""
     digest = hashlib.sha256(data).hexdigest()
+    others = _others(data, extra)
     if not variants or digest == expected or b"\0" in data[:_SNIFF]:
-        return Digest(digest, len(data))
+        return Digest(digest, len(data), others=others)
     crlf, lf = _line_variants(data)
-    return Digest(digest, len(data), crlf if crlf != digest else None, lf if lf != digest else None)
+    return Digest(
+        digest, len(data), crlf if crlf != digest else None, lf if lf != digest else None, others
+    )
+
+
+class _Fan:
+    """Several hashlib objects updated from the same bytes (one read for every algorithm)."""
+
+    __slots__ = ("hashers",)
+
+    def __init__(self, hashers: list[Any]) -> None:
+        self.hashers = hashers
+
+    def update(self, data: Any) -> None:
+        for hasher in self.hashers:
+            hasher.update(data)
 
 
 _MAP_WINDOW = 8 << 20
@@ -99,7 +146,11 @@ def _hash_mapped(stream: Stream, offset: int, hasher: Any) -> int:
 
 
 def _digest(
-    stream: Stream, keep: bool, variants: bool, expected: str | None = None
+    stream: Stream,
+    keep: bool,
+    variants: bool,
+    expected: str | None = None,
+    extra: tuple[str, ...] = (),
 ) -> tuple[Digest, bytes | None]:
     """One streaming read: the SHA-256, the bytes if kept, and for a text file whose digest
     is not the expected one, the digests it would have with other line endings (for hints).
@@ -107,8 +158,10 @@ def _digest(
     text files compute them as they stream."""
     if keep:  # a record: it is held whole anyway, so read it in one call
         data = stream.read()
-        return _digest_bytes(data, variants, expected), data
+        return _digest_bytes(data, variants, expected, extra), data
     main = hashlib.sha256()
+    others = [(name, hashlib.new(name)) for name in extra]
+    every: Any = _Fan([main, *(h for _, h in others)]) if others else main
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     held = bytearray() if (keep or variants) else None
@@ -125,9 +178,9 @@ def _digest(
             text = False
             held = None  # line-ending variants are for text files: nothing to hold
         size += n
-        main.update(part)
+        every.update(part)
         if held is None and as_crlf is None and size % _MAP_ALIGN == 0:
-            size += _hash_mapped(stream, size, main)  # the rest of a large file, unmapped
+            size += _hash_mapped(stream, size, every)  # the rest of a large file, unmapped
         if held is not None:
             held += part
             if not keep and size > VARIANT_CAP:
@@ -156,7 +209,13 @@ def _digest(
         elif held is not None:
             crlf, lf = _line_variants(bytes(held))
     return (
-        Digest(digest, size, crlf if crlf != digest else None, lf if lf != digest else None),
+        Digest(
+            digest,
+            size,
+            crlf if crlf != digest else None,
+            lf if lf != digest else None,
+            tuple((name, h.hexdigest()) for name, h in others),
+        ),
         bytes(held) if keep and held is not None else None,
     )
 
@@ -195,8 +254,11 @@ class FileReader:
         workers: int = 1,
         progress: Callable[[str, int, int], None] | None = None,
         processor: Processor | None = None,
+        algorithms: Callable[[str], tuple[str, ...]] | None = None,
     ) -> None:
         self.source = source
+        #: which algorithms besides SHA-256 each file is hashed with, during its one read
+        self.algorithms = algorithms or _no_algorithms
         self.keep = keep
         self.workers = workers
         self.progress = progress
@@ -209,9 +271,27 @@ class FileReader:
         self._variants: set[str] = set()
         self._expected: dict[str, str] = {}
         for name, data in (preread or {}).items():
-            self.digests[name] = Digest(hashlib.sha256(data).hexdigest(), len(data))
+            self.digests[name] = _digest_bytes(data, False, None, self.algorithms(name))
             if keep(name):
                 self.contents[name] = data
+
+    def hexdigest(self, name: str, algorithm: str) -> str | None:
+        """A read file's digest for ``algorithm``. A file read before anyone asked for that
+        algorithm (a tag manifest listing a payload file) is read once more, for it alone;
+        ``None`` if it cannot be read now."""
+        digest = self.digests[name]
+        known = digest.hexdigest(algorithm)
+        if known is not None:
+            return known
+        try:
+            with self.source.open(name) as stream:
+                again, _ = _digest(stream, False, False, None, (algorithm,))
+        except OSError:
+            return None
+        if again.sha256 != digest.sha256:
+            return None  # the bytes changed between the reads: nothing to vouch for
+        self.digests[name] = digest._replace(others=digest.others + again.others)
+        return again.hexdigest(algorithm)
 
     def _early(self, name: str) -> bool:
         return self.processor is None or self.processor.early(name)
@@ -256,7 +336,9 @@ class FileReader:
             keep = self.keep(name)
             try:
                 with stream:
-                    digest, data = _digest(stream, keep, name in variants, expected.get(name))
+                    digest, data = _digest(
+                        stream, keep, name in variants, expected.get(name), self.algorithms(name)
+                    )
             except OSError as exc:
                 self.errors[name] = exc.strerror or str(exc)
                 continue
@@ -313,6 +395,10 @@ class FileReader:
 _READER: FileReader | None = None  # inherited by forked workers
 
 
+def _no_algorithms(name: str) -> tuple[str, ...]:
+    return ()
+
+
 ReadResult = tuple[str, "tuple[Any, ...] | None", "bytes | None", Any, "str | None"]
 
 
@@ -325,15 +411,18 @@ def _read_batch(batch: list[tuple[str, int]]) -> list[ReadResult]:
     read_whole = getattr(source, "read_whole", None)
     for name, size in batch:
         keep = reader.keep(name)
+        extra = reader.algorithms(name)
         try:
             if read_whole is not None and (keep or size <= _WHOLE):  # no stream object
                 data = read_whole(name)
-                digest = _digest_bytes(data, name in variants, expected.get(name))
+                digest = _digest_bytes(data, name in variants, expected.get(name), extra)
                 if not keep:
                     data = None
             else:
                 with source.open(name) as stream:
-                    digest, data = _digest(stream, keep, name in variants, expected.get(name))
+                    digest, data = _digest(
+                        stream, keep, name in variants, expected.get(name), extra
+                    )
         except OSError as exc:
             out.append((name, None, None, None, exc.strerror or str(exc)))
             continue
@@ -420,14 +509,28 @@ def check_integrity(
     allow_empty: bool = False,
     decode_name: Callable[[str], str] | None = None,
     hints: bool = True,
+    algorithm: str = "sha256",
+    parsed: ParsedManifest | None = None,
+    explain_missing: Callable[[str, int], Finding | None] | None = None,
+    name_manifest: bool = False,
 ) -> tuple[IntegrityOutcome, list[str]]:
     """Check one manifest against the source. Returns the outcome and the scope used (paths
-    of the source). ``scope`` items and manifest names are relative to ``base``."""
+    of the source). ``scope`` items and manifest names are relative to ``base``.
+
+    ``algorithm`` is the hashlib name of the manifest's digests (a bag's ``manifest-md5.txt``
+    holds MD5s) and ``parsed`` its lines when the source parses them itself (a bag's, in its
+    declared encoding); the default is a ``sha256sum`` manifest. ``explain_missing`` may
+    give the finding for a listed file that is absent when the source knows why (a bag's
+    ``fetch.txt``). ``name_manifest``: name the manifest in findings (a source with several
+    manifests over the same files)."""
     reader = reader or FileReader(source, keep)
     stage = StageResult(Stage.INTEGRITY)
     out = IntegrityOutcome(stage)
     findings = stage.findings
-    parsed = parse_manifest(manifest_bytes)
+    if parsed is None:
+        parsed = parse_manifest(manifest_bytes)
+    label = ALGORITHM_LABELS.get(algorithm, algorithm.upper())
+    in_manifest = manifest_label if name_manifest else "the manifest"
     for bad in parsed.malformed:
         findings.append(
             Finding(
@@ -512,8 +615,8 @@ def check_integrity(
     listed_files = {n for n, k in kinds.items() if k is Kind.FILE}
     reader.read(
         sorted(listed_files | {n for n, k in unlisted if k is Kind.FILE}),
-        variants=listed_files,
-        expected=wanted,
+        variants=listed_files if algorithm == "sha256" else set(),
+        expected=wanted if algorithm == "sha256" else {},
     )
 
     problems: dict[str, int] = {}  # listed path -> index of its mismatch or missing finding
@@ -532,24 +635,48 @@ def check_integrity(
                 out.files.append(FileEntry(name, None, None, True, "unreadable"))
                 continue
             digest = reader.digests[name]
-            ok = digest.sha256 == wanted[name]
-            if not ok:
+            computed = reader.hexdigest(name, algorithm)
+            ok = computed == wanted[name]
+            if computed is None:
+                findings.append(
+                    Finding(
+                        "manifest.unreadable",
+                        name,
+                        f"Could not be read again for its {label} digest.",
+                        line=line,
+                    )
+                )
+            elif not ok:
                 problems[name] = len(findings)
                 findings.append(
                     Finding(
                         "manifest.mismatch",
                         name,
-                        f"SHA-256 is {digest.sha256}, the manifest lists {wanted[name]}.",
+                        f"{label} is {computed}, {in_manifest} lists {wanted[name]}.",
                         line=line,
                     )
                 )
             out.files.append(
-                FileEntry(name, digest.sha256, digest.size, True, "ok" if ok else "mismatch")
+                FileEntry(
+                    name,
+                    digest.sha256,
+                    digest.size,
+                    True,
+                    "ok" if ok else "unreadable" if computed is None else "mismatch",
+                )
             )
             out.listed.add(name)
         elif kind is Kind.MISSING:
+            explained = explain_missing(name, line) if explain_missing is not None else None
+            if explained is not None:
+                findings.append(explained)
+                out.files.append(FileEntry(name, None, None, True, "not-fetched"))
+                continue
             problems[name] = len(findings)
-            findings.append(Finding("manifest.missing", name, "Listed but not present.", line=line))
+            what = f"Listed in {in_manifest}" if name_manifest else "Listed"
+            findings.append(
+                Finding("manifest.missing", name, f"{what} but not present.", line=line)
+            )
             out.files.append(FileEntry(name, None, None, True, "missing"))
         elif kind is Kind.LINK:
             findings.append(
@@ -581,7 +708,7 @@ def check_integrity(
                 "manifest.unlisted",
                 name,
                 f"{what[0].upper()}{what[1:]} in the manifest's scope that "
-                "the manifest does not list.",
+                f"{in_manifest} does not list.",
             )
         )
         got = reader.digests.get(name) if kind is Kind.FILE else None

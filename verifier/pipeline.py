@@ -19,11 +19,19 @@ from typing import Any
 from verifier import __version__
 from verifier.consistency import DEFAULT_SPEC, check_catalogue, check_consistency, needs_of
 from verifier.errors import UsageError
-from verifier.integrity import FileReader, IntegrityOutcome, check_integrity
+from verifier.integrity import ALGORITHM_LABELS, FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
-from verifier.model import AssertionResult, Read, Report, Stage, StageResult
+from verifier.model import AssertionResult, FileEntry, Read, Report, Stage, StageResult
 from verifier.records import CATALOGUE, Need, NeedIndex, Records, selectors_in
-from verifier.sources import DirectorySource, Kind, Limits, Source, SourceError, open_source
+from verifier.sources import (
+    DirectorySource,
+    Kind,
+    Layout,
+    Limits,
+    Source,
+    SourceError,
+    open_source,
+)
 from verifier.sources.bagit import decode_name
 from verifier.validity import (
     Prepared,
@@ -35,6 +43,7 @@ from verifier.validity import (
 )
 
 DEFAULT_MANIFEST = "manifest.sha256"
+WEAK_ALGORITHMS = frozenset({"md5", "sha1"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +160,58 @@ def _rebase_assertions(results: list[AssertionResult], prefix: str) -> list[Asse
     ]
 
 
+def _rank(entry: FileEntry) -> int:
+    """Which of two entries for one file the report keeps: a listed one over an unlisted one,
+    and a problem over "ok" (a file one manifest's digest matches and another's does not)."""
+    if not entry.listed:
+        return 0
+    return 1 if entry.status == "ok" else 2
+
+
 def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
+    """One integrity outcome for several manifests: every finding, one entry per file, and
+    counts over files (a file two manifests list is one file)."""
     into.stage.findings.extend(other.stage.findings)
-    known = {f.path for f in into.files}
-    into.files.extend(f for f in other.files if f.path not in known)
+    at = {f.path: i for i, f in enumerate(into.files)}
+    for entry in other.files:
+        i = at.get(entry.path)
+        if i is None:
+            at[entry.path] = len(into.files)
+            into.files.append(entry)
+        elif _rank(entry) > _rank(into.files[i]):
+            into.files[i] = entry
     into.listed |= other.listed
-    for key, value in other.stage.counts.items():
-        into.stage.counts[key] = into.stage.counts.get(key, 0) + value
+    listed = [f for f in into.files if f.listed]
+    into.stage.counts.update(
+        listed=len(listed),
+        ok=sum(1 for f in listed if f.status == "ok"),
+        bytes=sum(f.size or 0 for f in listed),
+    )
+
+
+def _all_listed(outcome: IntegrityOutcome) -> None:
+    """BagIt before 1.0: a payload file listed in any payload manifest is listed."""
+    listed = {f.path for f in outcome.files if f.listed}
+    outcome.stage.findings[:] = [
+        f
+        for f in outcome.stage.findings
+        if not (f.code == "manifest.unlisted" and f.path in listed)
+    ]
+
+
+def _algorithms_note(layout: Layout, checked: list[str]) -> str:
+    """Which manifests were checked with which algorithm, and a word on weak ones."""
+    named = ", ".join(f"{m} ({ALGORITHM_LABELS.get(layout.algorithm(m), m)})" for m in checked)
+    note = f"Checked {len(checked)} manifest{'s' if len(checked) != 1 else ''}: {named}."
+    payload = {layout.algorithm(m) for m in (layout.manifest, *layout.payload_manifests)}
+    if payload and payload <= WEAK_ALGORITHMS:
+        weak = " and ".join(ALGORITHM_LABELS[a] for a in sorted(payload))
+        verb = "is" if len(payload) == 1 else "are"
+        note += (
+            f" The payload's integrity rests on {weak} alone, which {verb} broken for "
+            "collisions: whoever prepared the bag could have made two files with one digest."
+        )
+    return note
 
 
 class RecordProcessor:
@@ -277,6 +331,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     preread = {name: _read_member(source, name) for name in layout.preread}
     if rel is not None:
         preread[rel] = data
+    source.take_layout_files(preread)
     content = layout.content_root or base
     prefix = content + "/" if content else ""
     records_prefix = options.records_dir.strip("/") + "/"
@@ -306,6 +361,20 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         validate="validity" in options.stages,
         consistency="consistency" in options.stages,
     )
+    payload_manifests = (layout.manifest, *layout.payload_manifests) if reached else ()
+    payload_algorithms = tuple(
+        sorted({layout.algorithm(m) for m in payload_manifests} - {"sha256"})
+    )
+    tag_algorithms = tuple(sorted({layout.algorithm(m) for m in layout.tag_manifests} - {"sha256"}))
+    payload_prefix = (layout.payload or "") + "/"
+
+    def algorithms(name: str) -> tuple[str, ...]:
+        """The further algorithms a file is hashed with: its manifests' (a bag's payload
+        files are in every payload manifest, its tag files in the tag manifests)."""
+        if layout.payload is not None and name.startswith(payload_prefix):
+            return payload_algorithms
+        return tag_algorithms
+
     reader = FileReader(
         source,
         keep,
@@ -313,7 +382,10 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         workers=options.worker_count(),
         progress=options.progress,
         processor=processor,
+        algorithms=algorithms if payload_algorithms or tag_algorithms else None,
     )
+    several = len(payload_manifests) > 1
+    algorithm = layout.algorithm(layout.manifest)
     integrity, used_scope = check_integrity(
         source,
         label,
@@ -325,18 +397,62 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         reader=reader,
         allow_empty=layout.payload is not None or not reached,
         decode_name=decode,
-        hints=options.hints,
+        hints=options.hints and algorithm == "sha256",
+        algorithm=algorithm,
+        parsed=source.parse_manifest(label, data) if reached else None,
+        explain_missing=source.explain_missing,
+        name_manifest=several,
     )
     if not reached and not source.complete():
         integrity.stage.note = (
             f"The manifest {label} was not reached: the source was not read to its end."
         )
+    for other in payload_manifests[1:]:
+        other_data = preread[other] if other in preread else _read_member(source, other)
+        other_out, _ = check_integrity(
+            source,
+            other,
+            other_data,
+            other,
+            scope,
+            keep,
+            base=base,
+            reader=reader,
+            allow_empty=True,
+            decode_name=decode,
+            hints=False,
+            algorithm=layout.algorithm(other),
+            parsed=source.parse_manifest(other, other_data),
+            explain_missing=source.explain_missing,
+            name_manifest=True,
+        )
+        _merge(integrity, other_out)
+    if not source.payload_in_every_manifest():
+        _all_listed(integrity)
     for tag in layout.tag_manifests:
-        tag_data = preread.get(tag) or _read_member(source, tag)
+        tag_data = preread[tag] if tag in preread else _read_member(source, tag)
         tag_out, _ = check_integrity(
-            source, tag, tag_data, tag, [], keep, reader=reader, decode_name=decode, hints=False
+            source,
+            tag,
+            tag_data,
+            tag,
+            [],
+            keep,
+            reader=reader,
+            decode_name=decode,
+            hints=False,
+            algorithm=layout.algorithm(tag),
+            parsed=source.parse_manifest(tag, tag_data),
+            explain_missing=source.explain_missing,
+            name_manifest=len(layout.tag_manifests) > 1,
         )
         _merge(integrity, tag_out)
+    if layout.algorithms:
+        checked = [*payload_manifests, *layout.tag_manifests]
+        note = _algorithms_note(layout, checked) if checked else None
+        if note is not None:
+            old = integrity.stage.note
+            integrity.stage.note = f"{old} {note}" if old else note
     integrity.stage.findings.extend(source.check_layout(preread, integrity.files))
     integrity.stage.findings.extend(source.findings())
 

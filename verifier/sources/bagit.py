@@ -1,37 +1,80 @@
 """A BagIt bag (RFC 8493), in any container: a folder, a zip, a tarball or a git commit.
 
-How a bag maps onto the pipeline:
+How a bag maps onto the pipeline (``docs/bagit.md`` says it for users):
 
-* the payload manifest ``manifest-sha256.txt`` is the manifest; its names are relative to the
-  bag's root (``data/...``) and percent-encoding of CR, LF and ``%`` is undone; the scope for
-  unlisted files is ``data/`` (every payload file must be listed, as RFC 8493 requires);
-* the tag manifest ``tagmanifest-sha256.txt``, when present, is checked as a second manifest
-  over the tag files, with no scope (a bag may hold tag files its tag manifest does not list);
-* records, schemas and the assertion spec are looked for under ``data/`` (``data/evidence``,
-  ``data/schemas``), as if ``data/`` were the archive's root;
-* ``bagit.txt`` must declare ``BagIt-Version`` and ``Tag-File-Character-Encoding`` without a
-  byte-order mark, ``data/`` must exist, and a ``Payload-Oxum`` in ``bag-info.txt`` must equal
-  the payload's size and file count (``bag.malformed``, ``bag.oxum-mismatch``).
-
-Only SHA-256 manifests are checked; manifests for other algorithms are named in the source's
-identity as unchecked (the tag manifest still covers their bytes).
+* every payload manifest ``manifest-ALG.txt`` is checked, each with its own algorithm (MD5,
+  SHA-1, SHA-2, SHA-3, BLAKE2: the hashlib algorithms bagit-python knows); the first (SHA-256
+  when there is one) is the report's manifest, the others are checked over the same files with
+  the same scope, ``data/``: every payload file must be listed in every payload manifest (RFC
+  8493 section 3; before BagIt 1.0, in at least one). Each file is read once and hashed with
+  every algorithm it needs;
+* every tag manifest ``tagmanifest-ALG.txt`` is checked over the tag files, with no scope (a
+  bag may hold tag files its tag manifests do not list);
+* manifest lines are ``CHECKSUM``, one or more spaces or tabs, ``FILEPATH`` (RFC 8493 2.1.3),
+  in the encoding ``bagit.txt`` declares, with ``%0D``, ``%0A`` and ``%25`` decoded;
+* records, schemas and the assertion spec are looked for under ``data/``, as if ``data/`` were
+  the archive's root;
+* ``bagit.txt`` must be exactly ``BagIt-Version: M.N`` and ``Tag-File-Character-Encoding:
+  ENCODING`` (UTF-8, no byte-order mark); ``bag-info.txt`` must be ``Label: value`` lines, and
+  a ``Payload-Oxum`` there must equal the payload's size and file count;
+* ``fetch.txt`` is parsed and never fetched (the verifier is offline): a path that leaves
+  ``data/`` is ``bag.fetch-invalid``, and a listed file it names that is absent is
+  ``bag.not-fetched``, not checked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
+from verifier.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.model import FileEntry, Finding
 from verifier.sources.interface import Kind, Layout, Source, Stream
 
 BAGIT_TXT = "bagit.txt"
 BAG_INFO = "bag-info.txt"
-PAYLOAD_MANIFEST = "manifest-sha256.txt"
-TAG_MANIFEST = "tagmanifest-sha256.txt"
+PACKAGE_INFO = "package-info.txt"  # BagIt 0.93 to 0.95
+FETCH_TXT = "fetch.txt"
 PAYLOAD = "data"
-_OTHER_MANIFEST = re.compile(r"^(tag)?manifest-([a-z0-9]+)\.txt$")
+DEFAULT_MANIFEST = "manifest-sha256.txt"
+#: the algorithms a manifest may name: bagit-python's (hashlib's guaranteed ones) but SHAKE,
+#: whose digests have no fixed length
+ALGORITHMS = (
+    "md5",
+    "sha1",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
+    "blake2b",
+    "blake2s",
+)
+_PREFERRED = ("sha256", "sha512")  # the report's manifest: the first of these present
+_MANIFEST_NAME = re.compile(r"(tag)?manifest-([^/]+)\.txt", re.IGNORECASE)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_DECLARATION = re.compile(
+    r"BagIt-Version: ([0-9]+)\.([0-9]+)(?:\r\n|\r|\n)"
+    r"Tag-File-Character-Encoding: ([^\r\n]*)(?:\r\n|\r|\n)?"
+)
+_ENCODING_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+_OXUM = re.compile(r"([0-9]{1,20})\.([0-9]{1,20})")
+_MAX_DIGITS = 20  # a version or an octet count: up to 2**64
+_LENGTH = re.compile(r"-|[0-9]{1,20}")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
+_MAX_FINDINGS = 20  # per tag file: the first problems say enough
+_SHOWN = 60
+
+
+def _show(text: str) -> str:
+    """Archive text quoted in a message, cut to a readable length."""
+    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
 
 
 def decode_name(name: str) -> str:
@@ -41,28 +84,175 @@ def decode_name(name: str) -> str:
     )
 
 
-def parse_tags(data: bytes) -> tuple[dict[str, str], str | None]:
-    """``Label: value`` lines (with folded continuation lines); the first problem, if any."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return {}, "it starts with a byte-order mark"
+def split_lines(text: str) -> list[str]:
+    """Lines ended by LF, CR or CRLF (never the other breaks ``str.splitlines`` knows)."""
+    lines = _NEWLINE.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def decode_tag_file(data: bytes, encoding: str) -> tuple[str | None, str | None]:
+    """A tag file's text in the bag's declared encoding (a leading byte-order mark dropped,
+    as bagit-python does), or the problem."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return {}, "it is not UTF-8"
+        text = data.decode(encoding)
+    except (LookupError, ValueError) as exc:
+        reason = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
+        return None, f"it is not valid {encoding} text ({reason})"
+    return text.removeprefix("\ufeff"), None
+
+
+def parse_info(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """``bag-info.txt`` (RFC 8493 2.2.2): ``Label: value`` elements, no whitespace around the
+    label, a space or tab after the colon, continuation lines indented; labels may repeat
+    (the first value is kept). The problems come with their line numbers."""
     tags: dict[str, str] = {}
-    label: str | None = None
-    for line in text.splitlines():
+    problems: list[tuple[int, str]] = []
+    current: str | None = None  # the label continuation lines extend (None: a repeat's)
+    in_element = False
+    for number, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
-        if line[0] in " \t" and label is not None:
-            tags[label] += " " + line.strip()
+        if line[0] in " \t":
+            if not in_element:
+                problems.append((number, "an indented line continues no label"))
+            elif current is not None:
+                tags[current] += " " + line.strip()
             continue
-        if ":" not in line:
-            return tags, f"the line {line.strip()!r} is not 'Label: value'"
-        label, _, value = line.partition(":")
-        label = label.strip()
-        tags.setdefault(label, value.strip())
-    return tags, None
+        in_element = False
+        name, colon, value = line.partition(":")
+        if not colon:
+            problems.append((number, f"the line {_show(line)} is not 'Label: value'"))
+            continue
+        if not name or name != name.strip():
+            problems.append(
+                (number, f"the label {_show(name)} has whitespace around it (or is empty)")
+            )
+            continue
+        if value and value[0] not in " \t":
+            problems.append((number, f"no space or tab after the colon of {_show(name)}"))
+            continue
+        in_element = True
+        current = None if name in tags else name
+        tags.setdefault(name, value.strip())
+    return tags, problems
+
+
+def parse_tags(data: bytes, encoding: str = "utf-8") -> tuple[dict[str, str], str | None]:
+    """``Label: value`` lines of a tag file in ``encoding``; the first problem, if any."""
+    text, problem = decode_tag_file(data, encoding)
+    if text is None:
+        return {}, problem
+    tags, problems = parse_info(text)
+    return tags, (f"line {problems[0][0]}: {problems[0][1]}" if problems else None)
+
+
+def parse_bag_manifest(text: str, algorithm: str) -> ParsedManifest:
+    """A BagIt manifest (RFC 8493 2.1.3): ``CHECKSUM``, one or more spaces or tabs, then the
+    rest of the line is ``FILEPATH`` (trailing blanks included: they are the name's). Blank
+    lines are skipped, as are ``#`` lines (bagit-python's comments; no checksum starts with
+    ``#``). Names come percent-encoded, as written."""
+    hex_digits = hashlib.new(algorithm).digest_size * 2
+    line_form = re.compile(r"([0-9A-Fa-f]+)[ \t]+(.+)", re.DOTALL)
+    entries: list[Entry] = []
+    malformed: list[Malformed] = []
+    for number, line in enumerate(split_lines(text), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        match = line_form.fullmatch(line)
+        if match is None:
+            malformed.append(
+                Malformed(number, "not 'CHECKSUM FILEPATH' (hexadecimal, blanks, a path)")
+            )
+            continue
+        digest, name = match.groups()
+        if len(digest) != hex_digits:
+            malformed.append(
+                Malformed(
+                    number,
+                    f"the checksum has {len(digest)} hexadecimal digits, "
+                    f"{algorithm} has {hex_digits}",
+                )
+            )
+            continue
+        if decode_name(name).startswith("~"):
+            malformed.append(
+                Malformed(number, "the path starts with '~', a home folder to a shell")
+            )
+            continue
+        entries.append(Entry(number, name, digest.lower(), False))
+    return ParsedManifest(tuple(entries), tuple(malformed))
+
+
+@dataclass(frozen=True, slots=True)
+class FetchEntry:
+    line: int
+    url: str
+    length: str
+    path: str
+
+
+def parse_fetch(text: str) -> tuple[dict[str, FetchEntry], list[Finding]]:
+    """``fetch.txt`` (RFC 8493 2.2.3): ``URL LENGTH FILEPATH`` lines, LENGTH octets or ``-``,
+    FILEPATH percent-encoded as in manifests. A path must name a payload file (under
+    ``data/``, no ``..``, not absolute, no ``~``); nothing is ever fetched."""
+    entries: dict[str, FetchEntry] = {}
+    findings: list[Finding] = []
+
+    def bad(number: int, message: str) -> None:
+        if len(findings) < _MAX_FINDINGS:
+            findings.append(Finding("bag.fetch-invalid", FETCH_TXT, message, line=number))
+
+    line_form = re.compile(r"(\S+)[ \t]+(\S+)[ \t]+(.+)", re.DOTALL)
+    for number, line in enumerate(split_lines(text), 1):
+        if not line.strip():
+            continue
+        match = line_form.fullmatch(line)
+        if match is None:
+            bad(number, "Not 'URL LENGTH FILEPATH'; fix or remove the line.")
+            continue
+        url, length, raw = match.groups()
+        if not _URL.fullmatch(url):
+            bad(number, f"The URL {_show(url)} is not an absolute URI; fix the line.")
+            continue
+        if not _LENGTH.fullmatch(length):
+            bad(number, f"The length {_show(length)} is neither octets nor '-'; fix the line.")
+            continue
+        path = decode_name(raw)
+        norm = normalize_name(path)
+        if path.startswith("~") or norm is None or "\\" in path:
+            bad(
+                number,
+                f"The path {_show(path)} escapes the bag (absolute, '..', '~' or a drive); "
+                "the bag is invalid and nothing was fetched.",
+            )
+            continue
+        if not norm.startswith(PAYLOAD + "/"):
+            bad(
+                number,
+                f"The path {_show(path)} is not in the payload (data/); fetch.txt may name "
+                "payload files only.",
+            )
+            continue
+        if norm in entries:
+            bad(
+                number,
+                f"The path {_show(path)} is named again (first on line {entries[norm].line}).",
+            )
+            continue
+        entries[norm] = FetchEntry(number, url, length, norm)
+    return entries, findings
+
+
+@dataclass(slots=True)
+class _Declared:
+    """What the bag's own files say, parsed once from the bytes the pipeline read."""
+
+    encoding: str = "utf-8"
+    version: tuple[int, int] = (1, 0)
+    findings: list[Finding] = field(default_factory=list)
+    fetch: dict[str, FetchEntry] = field(default_factory=dict)
 
 
 class BagSource(Source):
@@ -73,6 +263,8 @@ class BagSource(Source):
     def __init__(self, container: Source) -> None:
         self.container = container
         self.description = container.description
+        self._manifests: tuple[dict[str, str], dict[str, str], list[str]] | None = None
+        self._declared = _Declared()
 
     # The files are the container's.
     def kind(self, name: str) -> Kind:
@@ -106,81 +298,232 @@ class BagSource(Source):
     def _present(self, name: str) -> bool:
         return self.container.kind(name) is Kind.FILE
 
-    def unchecked_manifests(self) -> list[str]:
-        return sorted(
-            name
-            for name, kind in self.container.walk("")
-            if "/" not in name
-            and kind is Kind.FILE
-            and _OTHER_MANIFEST.match(name)
-            and name not in (PAYLOAD_MANIFEST, TAG_MANIFEST)
-        )
+    def manifests(self) -> tuple[dict[str, str], dict[str, str], list[str]]:
+        """The payload manifests and the tag manifests (name -> algorithm), and the files
+        named like manifests that cannot be checked (an unknown algorithm, a link)."""
+        if self._manifests is None:
+            payload: dict[str, str] = {}
+            tags: dict[str, str] = {}
+            unknown: list[str] = []
+            for name, kind in self.container.walk(""):
+                match = _MANIFEST_NAME.fullmatch(name)
+                if "/" in name or match is None:
+                    continue
+                algorithm = match.group(2)
+                if kind is not Kind.FILE or algorithm not in ALGORITHMS:
+                    unknown.append(name)
+                    continue
+                (tags if match.group(1) else payload)[name] = algorithm
+            self._manifests = (payload, tags, sorted(unknown))
+        return self._manifests
+
+    def _payload_order(self) -> list[str]:
+        payload = self.manifests()[0]
+
+        def rank(name: str) -> tuple[int, str]:
+            algorithm = payload[name]
+            at = _PREFERRED.index(algorithm) if algorithm in _PREFERRED else len(_PREFERRED)
+            return at, name
+
+        return sorted(payload, key=rank)
 
     def identity(self) -> dict[str, Any]:
+        payload, tags, unknown = self.manifests()
         return {
             **self.container.identity(),
             "kind": "bag",
             "container": self.container.name,
-            "uncheckedManifests": self.unchecked_manifests(),
+            "manifests": dict(sorted({**payload, **tags}.items())),
+            "uncheckedManifests": unknown,
         }
 
     def layout(self) -> Layout:
+        payload, tags, _ = self.manifests()
+        order = self._payload_order()
+        primary = order[0] if order else DEFAULT_MANIFEST
+        own = (BAGIT_TXT, BAG_INFO, PACKAGE_INFO, FETCH_TXT)
         return Layout(
-            manifest=PAYLOAD_MANIFEST,
-            tag_manifests=(TAG_MANIFEST,) if self._present(TAG_MANIFEST) else (),
+            manifest=primary,
+            payload_manifests=tuple(order[1:]),
+            tag_manifests=tuple(sorted(tags)),
             content_root=PAYLOAD,
-            preread=tuple(n for n in (BAGIT_TXT, BAG_INFO) if self._present(n)),
+            preread=(
+                *(n for n in own if self._present(n)),
+                *order[1:],
+                *sorted(tags),
+            ),
             percent_encoded_names=True,
             payload=PAYLOAD,
+            algorithms={**payload, **tags},
+        )
+
+    def take_layout_files(self, preread: dict[str, bytes]) -> None:
+        declared = _Declared()
+        self._declared = declared
+        data = preread.get(BAGIT_TXT)
+        if data is None:
+            declared.findings.append(
+                Finding("bag.malformed", BAGIT_TXT, "The bag declaration is unreadable.")
+            )
+        else:
+            self._declaration(data, declared)
+        fetch = preread.get(FETCH_TXT)
+        if fetch is not None:
+            text, problem = decode_tag_file(fetch, declared.encoding)
+            if text is None:
+                declared.findings.append(
+                    Finding("bag.fetch-invalid", FETCH_TXT, f"Not readable: {problem}.")
+                )
+            else:
+                declared.fetch, found = parse_fetch(text)
+                declared.findings.extend(found)
+
+    @staticmethod
+    def _declaration(data: bytes, declared: _Declared) -> None:
+        """``bagit.txt`` (RFC 8493 2.1.1): exactly two lines, in UTF-8 without a BOM."""
+
+        def malformed(message: str) -> None:
+            declared.findings.append(Finding("bag.malformed", BAGIT_TXT, message))
+
+        if data.startswith(b"\xef\xbb\xbf"):
+            malformed("The declaration starts with a byte-order mark; RFC 8493 forbids one.")
+            data = data[3:]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            malformed("The declaration is not UTF-8.")
+            return
+        match = _DECLARATION.fullmatch(text)
+        if match is not None:
+            major, minor, encoding = match.groups()
+        else:
+            lines = split_lines(text)
+            tags: dict[str, str] = {}
+            for line in lines:
+                label, _, value = line.partition(":")
+                tags.setdefault(label.strip(), value.strip())
+            malformed(
+                "The declaration must be exactly the two lines 'BagIt-Version: M.N' and "
+                "'Tag-File-Character-Encoding: ENCODING' (RFC 8493 2.1.1), not "
+                + " and ".join(_show(line) for line in lines[:3])
+                + ("..." if len(lines) > 3 else "")
+                + "."
+            )
+            for label in ("BagIt-Version", "Tag-File-Character-Encoding"):
+                if label not in tags:
+                    malformed(f"The declaration has no {label}.")
+            version = re.fullmatch(r"([0-9]{1,20})\.([0-9]{1,20})", tags.get("BagIt-Version", ""))
+            if version is None:
+                return
+            major, minor = version.groups()
+            encoding = tags.get("Tag-File-Character-Encoding", "UTF-8")
+        if len(major) > _MAX_DIGITS or len(minor) > _MAX_DIGITS:
+            malformed("BagIt-Version has too many digits.")
+            return
+        declared.version = (int(major), int(minor))
+        if not (0, 93) <= declared.version < (2, 0):
+            malformed(
+                f"BagIt-Version {major}.{minor} is not a version this verifier reads "
+                "(0.93 to 1.x); its tag files were read as BagIt 1.0."
+            )
+        if not _ENCODING_NAME.fullmatch(encoding) or decode_tag_file(b"", encoding)[0] is None:
+            malformed(
+                f"Tag-File-Character-Encoding {_show(encoding)} is not a text encoding this "
+                "verifier knows; the tag files were read as UTF-8."
+            )
+            return
+        declared.encoding = encoding
+
+    def payload_in_every_manifest(self) -> bool:
+        return self._declared.version >= (1, 0)
+
+    def parse_manifest(self, name: str, data: bytes) -> ParsedManifest | None:
+        payload, tags, _ = self.manifests()
+        algorithm = payload.get(name) or tags.get(name) or "sha256"
+        text, problem = decode_tag_file(data, self._declared.encoding)
+        if text is None:
+            return ParsedManifest((), (Malformed(1, f"the manifest: {problem}"),))
+        return parse_bag_manifest(text, algorithm)
+
+    def explain_missing(self, name: str, line: int) -> Finding | None:
+        entry = self._declared.fetch.get(name)
+        if entry is None:
+            return None
+        return Finding(
+            "bag.not-fetched",
+            name,
+            f"Absent, and fetch.txt (line {entry.line}) says to fetch it: nothing is fetched "
+            "offline, so it was not checked. Fetch it into the bag and verify again.",
+            line=line,
         )
 
     def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
-        out: list[Finding] = []
-        declaration = preread.get(BAGIT_TXT)
-        if declaration is None:
-            out.append(Finding("bag.malformed", BAGIT_TXT, "The bag declaration is unreadable."))
-        else:
-            tags, problem = parse_tags(declaration)
-            if problem:
-                out.append(
-                    Finding("bag.malformed", BAGIT_TXT, f"Not a valid declaration: {problem}.")
-                )
-            for label in ("BagIt-Version", "Tag-File-Character-Encoding"):
-                if label not in tags:
-                    out.append(
-                        Finding("bag.malformed", BAGIT_TXT, f"The declaration has no {label}.")
-                    )
-            version = tags.get("BagIt-Version", "1.0")
-            if not re.fullmatch(r"[0-9]+\.[0-9]+", version):
-                out.append(
-                    Finding("bag.malformed", BAGIT_TXT, f"BagIt-Version {version!r} is not M.N.")
-                )
-        if not self._present(PAYLOAD_MANIFEST):
+        declared = self._declared
+        out = list(declared.findings)
+        payload, _, unknown = self.manifests()
+        for name in unknown:
             out.append(
                 Finding(
                     "bag.malformed",
-                    PAYLOAD_MANIFEST,
-                    "The bag has no SHA-256 payload manifest; its payload was not checked.",
+                    name,
+                    "Named like a manifest, but not a regular file or not for an algorithm "
+                    f"this verifier knows ({', '.join(ALGORITHMS)}); not checked.",
+                )
+            )
+        if not payload:
+            out.append(
+                Finding(
+                    "bag.malformed",
+                    DEFAULT_MANIFEST,
+                    "The bag has no payload manifest (manifest-ALG.txt); its payload was not "
+                    "checked.",
                 )
             )
         if self.container.kind(PAYLOAD) is not Kind.DIRECTORY:
             out.append(Finding("bag.malformed", PAYLOAD, "The bag has no data/ payload folder."))
-        info = preread.get(BAG_INFO)
+        info_name = PACKAGE_INFO if declared.version < (0, 96) else BAG_INFO
+        info = preread.get(info_name)
         if info is not None:
-            tags, problem = parse_tags(info)
-            if problem:
-                out.append(Finding("bag.malformed", BAG_INFO, f"Not valid tag lines: {problem}."))
+            text, problem = decode_tag_file(info, declared.encoding)
+            tags: dict[str, str] = {}
+            if text is None:
+                out.append(Finding("bag.malformed", info_name, f"Not readable: {problem}."))
+            else:
+                tags, problems = parse_info(text)
+                out.extend(
+                    Finding("bag.malformed", info_name, f"Not a 'Label: value' line: {p}.", line=n)
+                    for n, p in problems[:_MAX_FINDINGS]
+                )
             oxum = tags.get("Payload-Oxum")
-            if oxum is not None and self._present(PAYLOAD_MANIFEST):
-                # without the manifest the payload was not read: nothing to compare with
-                out.extend(_check_oxum(oxum, files))
+            if oxum is not None and payload:
+                # without a payload manifest the payload was not read: nothing to compare
+                out.extend(_check_oxum(oxum, files, info_name))
+        listed = {f.path for f in files if f.listed}
+        for path, entry in sorted(declared.fetch.items()):
+            if path not in listed and payload:
+                out.append(
+                    Finding(
+                        "bag.fetch-invalid",
+                        FETCH_TXT,
+                        f"Names {_show(path)}, which no payload manifest lists; every file to "
+                        "fetch must be listed.",
+                        line=entry.line,
+                    )
+                )
         return out
 
 
-def _check_oxum(oxum: str, files: list[FileEntry]) -> list[Finding]:
-    match = re.fullmatch(r"([0-9]+)\.([0-9]+)", oxum)
+def _check_oxum(oxum: str, files: list[FileEntry], info_name: str = BAG_INFO) -> list[Finding]:
+    match = _OXUM.fullmatch(oxum)
     if match is None:
-        return [Finding("bag.malformed", BAG_INFO, f"Payload-Oxum {oxum!r} is not OCTETS.COUNT.")]
+        return [
+            Finding(
+                "bag.malformed",
+                info_name,
+                f"Payload-Oxum {_show(oxum)} is not OCTETS.COUNT (ASCII digits, at most "
+                f"{_MAX_DIGITS} each).",
+            )
+        ]
     octets, count = int(match.group(1)), int(match.group(2))
     payload = [f for f in files if f.path.startswith(PAYLOAD + "/") and f.size is not None]
     found_octets = sum(f.size or 0 for f in payload)
@@ -189,7 +532,7 @@ def _check_oxum(oxum: str, files: list[FileEntry]) -> list[Finding]:
     return [
         Finding(
             "bag.oxum-mismatch",
-            BAG_INFO,
+            info_name,
             f"Payload-Oxum says {count} files and {octets} bytes; the payload has "
             f"{len(payload)} files and {found_octets} bytes.",
         )

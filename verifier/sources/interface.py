@@ -14,14 +14,15 @@ explain a digest that does not match (:meth:`Source.older_version`, git history)
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from io import BufferedIOBase, RawIOBase
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from verifier.manifest import ParsedManifest
     from verifier.model import FileEntry, Finding
 
 Stream = RawIOBase | BufferedIOBase
@@ -51,15 +52,22 @@ class Layout:
     read once and hashed from the same bytes if a manifest lists them; ``payload``, when set,
     is the fixed scope for unlisted files (and a manifest listing nothing is then valid);
     ``percent_encoded_names``: manifest names encode CR, LF and ``%`` as ``%0D``, ``%0A``,
-    ``%25`` (BagIt).
+    ``%25`` (BagIt). ``payload_manifests`` are further manifests over the same files as
+    ``manifest``, with its scope (a bag's manifests for other algorithms); ``algorithms``
+    gives each manifest's hashlib algorithm (SHA-256 when not named).
     """
 
     manifest: str = "manifest.sha256"
+    payload_manifests: tuple[str, ...] = ()
     tag_manifests: tuple[str, ...] = ()
     content_root: str = ""
     preread: tuple[str, ...] = ()
     payload: str | None = None
     percent_encoded_names: bool = False
+    algorithms: Mapping[str, str] = field(default_factory=dict)
+
+    def algorithm(self, manifest: str) -> str:
+        return self.algorithms.get(manifest, "sha256")
 
 
 class Source(abc.ABC):
@@ -124,6 +132,25 @@ class Source(abc.ABC):
     def layout(self) -> Layout:
         """Where this source keeps its manifest and records."""
         return Layout()
+
+    def take_layout_files(self, preread: dict[str, bytes]) -> None:  # noqa: B027
+        """The bytes of the layout's ``preread`` files, as read once, before any manifest is
+        parsed (a bag learns its tag files' encoding and its ``fetch.txt`` here)."""
+
+    def parse_manifest(self, name: str, data: bytes) -> ParsedManifest | None:
+        """The lines of one of the layout's manifests, when this source parses them itself (a
+        bag's, in its declared encoding); ``None``: a ``sha256sum`` manifest."""
+        return None
+
+    def payload_in_every_manifest(self) -> bool:
+        """Whether every file in the scope must be in every payload manifest (BagIt 1.0), or
+        in at least one (BagIt before 1.0). Asked after :meth:`take_layout_files`."""
+        return True
+
+    def explain_missing(self, name: str, line: int) -> Finding | None:
+        """The finding for a listed file that is absent, when the source knows why (a bag's
+        ``fetch.txt`` names it: not fetched, offline); ``None``: plainly missing."""
+        return None
 
     def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
         """Findings about the layout's own files (a bag's declaration and Payload-Oxum)."""
