@@ -21,7 +21,10 @@ class Stage(StrEnum):
 # command's interface (documented in the README, tested in tests/test_codes.py).
 CODES: dict[str, tuple[Stage, str]] = {
     "manifest.missing": (Stage.INTEGRITY, "a listed file does not exist"),
-    "manifest.mismatch": (Stage.INTEGRITY, "a listed file's SHA-256 differs from the manifest"),
+    "manifest.mismatch": (
+        Stage.INTEGRITY,
+        "a listed file's digest (SHA-256, or a bag manifest's algorithm) differs from the manifest",
+    ),
     "manifest.unlisted": (Stage.INTEGRITY, "a regular file in the manifest's scope is not listed"),
     "manifest.malformed": (Stage.INTEGRITY, "a manifest line is not a valid checksum line"),
     "manifest.duplicate": (Stage.INTEGRITY, "a file is listed more than once"),
@@ -60,11 +63,22 @@ CODES: dict[str, tuple[Stage, str]] = {
     ),
     "bag.malformed": (
         Stage.INTEGRITY,
-        "a BagIt bag's declaration, bag-info.txt or data/ folder is missing or invalid",
+        "a BagIt bag's declaration, bag-info.txt, data/ folder or payload manifest is missing "
+        "or invalid, or a manifest's algorithm is unknown",
     ),
     "bag.oxum-mismatch": (
         Stage.INTEGRITY,
         "a bag's Payload-Oxum differs from the payload's size and file count",
+    ),
+    "bag.fetch-invalid": (
+        Stage.INTEGRITY,
+        "a bag's fetch.txt line is malformed, or names a path outside data/ or outside the bag, "
+        "or one no payload manifest lists",
+    ),
+    "bag.not-fetched": (
+        Stage.INTEGRITY,
+        "a listed payload file is absent and fetch.txt names it: not fetched (offline), not "
+        "checked",
     ),
     "record.invalid-json": (
         Stage.VALIDITY,
@@ -241,7 +255,7 @@ class FileEntry:
     sha256: str | None
     size: int | None
     listed: bool
-    status: str  # ok | mismatch | missing | unlisted | unreadable | unsafe | self
+    status: str  # ok | mismatch | missing | not-fetched | unlisted | unreadable | unsafe | ...
 
     def to_dict(self) -> dict[str, Any]:
         return {

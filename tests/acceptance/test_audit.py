@@ -142,10 +142,13 @@ def test_audit_of_a_bag(archive: Path) -> None:
     assert code == 0
     validator().validate(record)
     assert record["source"]["kind"] == "bag"
-    assert record["source"]["uncheckedManifests"] == [
-        "manifest-sha512.txt",
-        "tagmanifest-sha512.txt",
-    ]
+    assert record["source"]["uncheckedManifests"] == []
+    assert record["source"]["manifests"] == {
+        "manifest-sha256.txt": "sha256",
+        "manifest-sha512.txt": "sha512",
+        "tagmanifest-sha256.txt": "sha256",
+        "tagmanifest-sha512.txt": "sha512",
+    }
 
 
 def test_the_audit_schema_is_part_of_the_bundled_archive() -> None:

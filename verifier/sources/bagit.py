@@ -24,6 +24,7 @@ How a bag maps onto the pipeline (``docs/bagit.md`` says it for users):
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
@@ -101,6 +102,16 @@ def decode_tag_file(data: bytes, encoding: str) -> tuple[str | None, str | None]
         reason = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
         return None, f"it is not valid {encoding} text ({reason})"
     return text.removeprefix("\ufeff"), None
+
+
+def _text_encoding(name: str) -> bool:
+    """Whether Python knows ``name`` as a text encoding (not ``rot13``, ``hex`` or ``zlib``,
+    which ``codecs`` also knows)."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return False
+    return bool(getattr(info, "_is_text_encoding", True))
 
 
 def parse_info(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
@@ -426,7 +437,7 @@ class BagSource(Source):
                 f"BagIt-Version {major}.{minor} is not a version this verifier reads "
                 "(0.93 to 1.x); its tag files were read as BagIt 1.0."
             )
-        if not _ENCODING_NAME.fullmatch(encoding) or decode_tag_file(b"", encoding)[0] is None:
+        if not _ENCODING_NAME.fullmatch(encoding) or not _text_encoding(encoding):
             malformed(
                 f"Tag-File-Character-Encoding {_show(encoding)} is not a text encoding this "
                 "verifier knows; the tag files were read as UTF-8."
@@ -529,11 +540,13 @@ def _check_oxum(oxum: str, files: list[FileEntry], info_name: str = BAG_INFO) ->
     found_octets = sum(f.size or 0 for f in payload)
     if (octets, count) == (found_octets, len(payload)):
         return []
+    holes = sum(1 for f in files if f.status == "not-fetched")
     return [
         Finding(
             "bag.oxum-mismatch",
             info_name,
             f"Payload-Oxum says {count} files and {octets} bytes; the payload has "
-            f"{len(payload)} files and {found_octets} bytes.",
+            f"{len(payload)} files and {found_octets} bytes"
+            + (f" ({holes} named in fetch.txt not fetched)." if holes else "."),
         )
     ]
