@@ -18,7 +18,7 @@ from verifier.pipeline import UsageError, run
 from verifier.sources.bagit import decode_name, parse_tags
 
 try:
-    import bagit as _bagit
+    import bagit as _bagit  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - the oracle is a test dependency
     if os.environ.get("CI"):
         pytest.fail("bagit-python (the BagIt oracle) is not importable under CI", pytrace=False)
