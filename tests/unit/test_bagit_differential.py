@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -474,3 +475,37 @@ def test_unknown_algorithm_manifest_is_a_finding(tmp_path: Path) -> None:
         ("bag.malformed", "manifest-crc32.txt")
     ]
     assert result.source["uncheckedManifests"] == ["manifest-crc32.txt"]
+
+
+def test_worker_processes_hash_every_algorithm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bag in a folder is read by worker processes when it is worth it; each worker hashes
+    every algorithm from its one read, and the verdict is the serial one."""
+    from verifier.integrity import FileReader
+    from verifier.parallel import MIN_ITEMS
+    from verifier.pipeline import Options
+
+    caplog.set_level(logging.WARNING, logger="bagit")  # not a line per file
+    root = tmp_path / "bag"
+    files: dict[str, bytes | str] = {f"f{i:05}.txt": f"{i}\n" for i in range(MIN_ITEMS + 10)}
+    write_archive(root, files, manifest=False)
+    bagit.make_bag(str(root), checksums=["md5", "sha512"])
+    (root / "data" / "f00007.txt").write_bytes(b"changed\n")
+    serial = verify(root, Options(workers=1))
+    forked: list[int] = []
+    original = FileReader._read_parallel
+
+    def counting(self: FileReader, names: list[str], *args: Any) -> None:
+        forked.append(len(names))
+        original(self, names, *args)
+
+    monkeypatch.setattr(FileReader, "_read_parallel", counting)
+    parallel = verify(root, Options(workers=2))
+    assert forked and forked[0] >= MIN_ITEMS, "the parallel path did not run"
+    assert [f.to_dict() for f in parallel.findings] == [f.to_dict() for f in serial.findings]
+    assert {(f.code, f.path) for f in serial.findings} == {
+        ("manifest.mismatch", "data/f00007.txt"),
+        ("bag.oxum-mismatch", "bag-info.txt"),
+    }
+    assert len([f for f in serial.findings if f.code == "manifest.mismatch"]) == 2

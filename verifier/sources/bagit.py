@@ -290,6 +290,18 @@ class BagSource(Source):
     def read_many(self, names: Iterable[str]) -> Iterator[tuple[str, Stream | OSError]]:
         return self.container.read_many(names)
 
+    def parallel_reads(self) -> bool:
+        return self.container.parallel_reads()
+
+    def size_hint(self, name: str) -> int:
+        return self.container.size_hint(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # optional capabilities of the container (``read_whole``), found by getattr
+        if name == "read_whole":
+            return getattr(self.container, name)
+        raise AttributeError(name)
+
     def findings(self) -> list[Finding]:
         return self.container.findings()
 
