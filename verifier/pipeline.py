@@ -199,13 +199,17 @@ def _all_listed(outcome: IntegrityOutcome) -> None:
     ]
 
 
+def _label(algorithm: str) -> str:
+    return ALGORITHM_LABELS.get(algorithm, algorithm.upper())
+
+
 def _algorithms_note(layout: Layout, checked: list[str]) -> str:
     """Which manifests were checked with which algorithm, and a word on weak ones."""
-    named = ", ".join(f"{m} ({ALGORITHM_LABELS.get(layout.algorithm(m), m)})" for m in checked)
+    named = ", ".join(f"{m} ({_label(layout.algorithm(m))})" for m in checked)
     note = f"Checked {len(checked)} manifest{'s' if len(checked) != 1 else ''}: {named}."
     payload = {layout.algorithm(m) for m in (layout.manifest, *layout.payload_manifests)}
     if payload and payload <= WEAK_ALGORITHMS:
-        weak = " and ".join(ALGORITHM_LABELS[a] for a in sorted(payload))
+        weak = " and ".join(_label(a) for a in sorted(payload))
         verb = "is" if len(payload) == 1 else "are"
         note += (
             f" The payload's integrity rests on {weak} alone, which {verb} broken for "
