@@ -146,6 +146,15 @@ def test_a_huge_fetch_file_is_bounded(tmp_path: Path) -> None:
     assert len(run.findings("bag.fetch-invalid")) <= 25
 
 
+def test_many_unlisted_files_to_fetch_are_bounded(tmp_path: Path) -> None:
+    lines = "".join(f"https://example.invalid/{i} - data/n{i}\n" for i in range(100_000))
+    bag = write_bag(tmp_path / "bag", fetch=lines)
+    run = run_cli(check(bag), watch=[bag])
+    assert_safe(run, rc=1, codes=["bag.fetch-invalid"])
+    found = run.findings("bag.fetch-invalid")
+    assert len(found) == 20 and "99980 more" in found[-1]["message"]
+
+
 # 12.12: the declared encoding, the exact declaration, blank runs in manifest lines
 @pytest.mark.parametrize("encoding", ["UTF-16", "UTF-16BE", "ISO-8859-1", "cp1252"])
 def test_a_bag_in_its_declared_encoding_is_valid(tmp_path: Path, encoding: str) -> None:

@@ -73,6 +73,22 @@ _MAX_FINDINGS = 20  # per tag file: the first problems say enough
 _SHOWN = 60
 
 
+def _bounded(findings: list[Finding]) -> list[Finding]:
+    """The first findings of one kind in one file; the last kept one says how many more."""
+    if len(findings) <= _MAX_FINDINGS:
+        return findings
+    kept = findings[:_MAX_FINDINGS]
+    last = kept[-1]
+    more = len(findings) - _MAX_FINDINGS
+    kept[-1] = Finding(
+        last.code,
+        last.path,
+        f"{last.message} ({more} more like it in {last.path} are not reported one by one.)",
+        line=last.line,
+    )
+    return kept
+
+
 def _show(text: str) -> str:
     """Archive text quoted in a message, cut to a readable length."""
     return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
@@ -212,8 +228,7 @@ def parse_fetch(text: str) -> tuple[dict[str, FetchEntry], list[Finding]]:
     findings: list[Finding] = []
 
     def bad(number: int, message: str) -> None:
-        if len(findings) < _MAX_FINDINGS:
-            findings.append(Finding("bag.fetch-invalid", FETCH_TXT, message, line=number))
+        findings.append(Finding("bag.fetch-invalid", FETCH_TXT, message, line=number))
 
     line_form = re.compile(r"(\S+)[ \t]+(\S+)[ \t]+(.+)", re.DOTALL)
     for number, line in enumerate(split_lines(text), 1):
@@ -253,7 +268,7 @@ def parse_fetch(text: str) -> tuple[dict[str, FetchEntry], list[Finding]]:
             )
             continue
         entries[norm] = FetchEntry(number, url, length, norm)
-    return entries, findings
+    return entries, _bounded(findings)
 
 
 @dataclass(slots=True)
@@ -514,17 +529,27 @@ class BagSource(Source):
             else:
                 tags, problems = parse_info(text)
                 out.extend(
-                    Finding("bag.malformed", info_name, f"Not a 'Label: value' line: {p}.", line=n)
-                    for n, p in problems[:_MAX_FINDINGS]
+                    _bounded(
+                        [
+                            Finding(
+                                "bag.malformed",
+                                info_name,
+                                f"Not a 'Label: value' line: {p}.",
+                                line=n,
+                            )
+                            for n, p in problems
+                        ]
+                    )
                 )
             oxum = tags.get("Payload-Oxum")
             if oxum is not None and payload:
                 # without a payload manifest the payload was not read: nothing to compare
                 out.extend(_check_oxum(oxum, files, info_name))
         listed = {f.path for f in files if f.listed}
-        for path, entry in sorted(declared.fetch.items()):
+        unlisted: list[Finding] = []
+        for path, entry in sorted(declared.fetch.items(), key=lambda item: item[1].line):
             if path not in listed and payload:
-                out.append(
+                unlisted.append(
                     Finding(
                         "bag.fetch-invalid",
                         FETCH_TXT,
@@ -533,6 +558,7 @@ class BagSource(Source):
                         line=entry.line,
                     )
                 )
+        out.extend(_bounded(unlisted))
         return out
 
 
