@@ -509,3 +509,16 @@ def test_worker_processes_hash_every_algorithm(
         ("bag.oxum-mismatch", "bag-info.txt"),
     }
     assert len([f for f in serial.findings if f.code == "manifest.mismatch"]) == 2
+
+
+def test_a_tag_manifest_listing_a_payload_file_is_checked_too(tmp_path: Path) -> None:
+    """A payload file is hashed with the payload manifests' algorithms during its one read; a
+    tag manifest listing it with another algorithm still gets its digest checked."""
+    bag = make_bag(tmp_path / "bag", ("sha256",))
+    digest = hashlib.md5(b"alpha\n").hexdigest()
+    (bag / "tagmanifest-md5.txt").write_text(f"{digest}  data/a.txt\n", encoding="utf-8")
+    assert verify(bag).ok
+    (bag / "tagmanifest-md5.txt").write_text(f"{'0' * 32}  data/a.txt\n", encoding="utf-8")
+    findings = verify(bag).findings
+    assert [(f.code, f.path) for f in findings] == [("manifest.mismatch", "data/a.txt")]
+    assert findings[0].message.startswith("MD5 is " + digest)
