@@ -65,6 +65,8 @@ def _write(
                 continue
             if name == rel or name.split("/", 1)[0] in ALWAYS_EXCLUDED:
                 continue
+            if kind is Kind.UNREADABLE:
+                raise UsageError(f"cannot list the folder {name or '.'}: {source.walk_error(name)}")
             if kind is not Kind.FILE:
                 raise UsageError(
                     f"refusing to list {name}: it is a "
