@@ -116,7 +116,9 @@ def read_manifest(
         if kind is Kind.OTHER:
             raise ManifestRefused(label, f"{label} is a special file (a FIFO, device or socket)")
     try:
-        data = read_regular(path, limit, follow=rel is None)
+        # inside the root, the very name kind() checked (not "link/.." spelt in ``path``)
+        where = path if rel is None else os.path.join(root, *rel.split("/"))
+        data = read_regular(where, limit, follow=rel is None)
     except FileNotFoundError:
         raise UsageError(f"no manifest: {path} does not exist") from None
     except IsADirectoryError:

@@ -239,3 +239,21 @@ def test_an_unreadable_folder_is_a_finding_end_to_end(archive: Path) -> None:
         assert_safe(run, rc=1, codes=["manifest.unreadable-folder"])
     finally:
         locked.chmod(0o755)
+
+
+def test_a_manifest_spelt_through_link_dot_dot_is_the_root_one(
+    archive: Path, tmp_path: Path
+) -> None:
+    """``--manifest ROOT/link/../manifest.sha256`` names the root's manifest; the system would
+    open the one beside the link's target. What is read is what was checked: the root's."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "inner").mkdir(parents=True)
+    (elsewhere / MANIFEST).write_bytes(b"0" * 64 + b"  evidence/forged.json\n")
+    (archive / "link").symlink_to(elsewhere / "inner", target_is_directory=True)
+    spelt = f"{archive}/link/../{MANIFEST}"
+    run = run_cli(
+        ["check", str(archive), "--manifest", spelt, "--scope", "evidence", "--format", "json"],
+        watch=[archive, elsewhere],
+    )
+    assert_safe(run, rc=0)
+    assert run.report()["manifest"] == MANIFEST

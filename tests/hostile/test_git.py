@@ -248,3 +248,20 @@ def test_git_is_run_with_a_neutral_environment(tmp_path: Path) -> None:
     argv = " ".join(git_argv(str(tmp_path), "log"))
     for key in ("core.fsmonitor", "gpg.program", "log.showSignature", "gc.auto", "core.pager"):
         assert f"{key}=" in argv, key
+
+
+def test_only_gitrun_starts_processes() -> None:
+    """The one place: no other module of the package starts a process (a regression guard)."""
+    import re
+
+    from tests.conftest import REPO
+
+    starts = re.compile(
+        r"subprocess\.(run|Popen|call|check_call|check_output)\(|os\.(system|exec|spawn|popen)"
+    )
+    offenders = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "verifier").rglob("*.py"))
+        if path.name != "gitrun.py" and starts.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
