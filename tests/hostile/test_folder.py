@@ -209,7 +209,6 @@ def test_an_unreadable_folder_in_scope_is_a_finding(
     injection at the one place the walk lists folders (os.scandir in the folder source)."""
     from verifier import verify
     from verifier.pipeline import Options
-    from verifier.sources import directory
 
     (archive / "evidence" / "locked").mkdir()
     (archive / "evidence" / "locked" / "secret.json").write_bytes(b"{}")
@@ -220,7 +219,7 @@ def test_an_unreadable_folder_in_scope_is_a_finding(
             raise PermissionError(errno.EACCES, "Permission denied", path)
         return real_scandir(path)
 
-    monkeypatch.setattr(directory.os, "scandir", scandir)
+    monkeypatch.setattr(os, "scandir", scandir)  # the folder source's os.scandir
     report = verify(archive, Options(workers=1))
     found = [(f.code, f.path) for f in report.findings]
     assert found == [("manifest.unreadable-folder", "evidence/locked")], found

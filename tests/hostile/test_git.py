@@ -245,7 +245,7 @@ def test_git_is_run_with_a_neutral_environment(tmp_path: Path) -> None:
         for k in env
         if k.startswith("GIT_CONFIG_") and k not in ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL")
     }
-    argv = " ".join(git_argv(str(tmp_path), "log"))
+    argv = " ".join(str(a) for a in git_argv(str(tmp_path), "log"))
     for key in ("core.fsmonitor", "gpg.program", "log.showSignature", "gc.auto", "core.pager"):
         assert f"{key}=" in argv, key
 
