@@ -87,6 +87,8 @@ HOSTILE_VALUES = [
     *(json.dumps(s) for s in HOSTILE_STRINGS),
 ]
 SENTINEL = "\x00fuzz-sentinel\x00"
+# the documents whose strings steer the run: the assertion spec, the case catalogue, schemas
+SPECS = ["evidence/assertions.json", "evidence/cases.json", "schemas/study.schema.json"]
 
 Files = dict[str, bytes]
 
@@ -119,8 +121,19 @@ mutations: st.SearchStrategy[Mutation] = st.one_of(
     st.tuples(st.just("delete"), integers),
     st.tuples(st.just("json"), integers, integers, st.sampled_from(HOSTILE_VALUES)),
     st.tuples(st.just("json-key"), integers, integers, hostile_string),
+    st.tuples(st.just("json-string"), st.sampled_from(SPECS), integers, hostile_string),
 )
-plans = st.tuples(st.lists(mutations, min_size=1, max_size=4), st.booleans())
+# applied to the packed zip or tarball's own bytes (a folder has none)
+outer_mutations: st.SearchStrategy[Mutation] = st.one_of(
+    st.tuples(st.just("flip"), fraction, st.integers(1, 255)),
+    st.tuples(st.just("truncate"), fraction),
+    st.tuples(st.just("insert"), fraction, st.binary(min_size=1, max_size=8)),
+)
+plans = st.tuples(
+    st.lists(mutations, min_size=1, max_size=4),
+    st.booleans(),
+    st.lists(outer_mutations, max_size=1),
+)
 
 
 def _pick(files: Files, index: int, only_json: bool = False) -> str | None:
@@ -138,6 +151,17 @@ def _spots(doc: Any, into: list[tuple[Any, Any]]) -> None:
         for i, item in enumerate(doc):
             into.append((doc, i))
             _spots(item, into)
+
+
+def _string_spots(data: bytes) -> list[int]:
+    """The indexes (into :func:`_spots`) of string values."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return []
+    spots: list[tuple[Any, Any]] = []
+    _spots(doc, spots)
+    return [i for i, (c, k) in enumerate(spots) if isinstance(c[k], str)]
 
 
 def _json_edit(data: bytes, where: int, edit: Callable[[Any, Any], str]) -> bytes | None:
@@ -163,6 +187,16 @@ def _replace_value(raw: str) -> Callable[[Any, Any], str]:
     return edit
 
 
+def _replace_string(raw: str) -> Callable[[Any, Any], str]:
+    def edit(container: Any, key: Any) -> str:
+        if isinstance(container[key], str):
+            container[key] = SENTINEL
+            return raw
+        return json.dumps(SENTINEL)  # not a string there: nothing put in
+
+    return edit
+
+
 def _rename_key(new: str) -> Callable[[Any, Any], str]:
     def edit(container: Any, key: Any) -> str:
         if isinstance(container, dict):
@@ -178,6 +212,14 @@ def _rename_key(new: str) -> Callable[[Any, Any], str]:
 def mutate(files: Files, plan: list[Mutation], reseal: bool) -> Files:
     out = dict(files)
     for op, *args in plan:
+        if op == "json-string":
+            name = args[0]
+            if name in out:
+                strings = _string_spots(out[name])
+                where = strings[args[1] % len(strings)] if strings else 0
+                changed = _json_edit(out[name], where, _replace_string(json.dumps(args[2])))
+                out[name] = changed if changed is not None else out[name]
+            continue
         only_json = op in ("json", "json-key")
         name = _pick(out, args[0], only_json)
         if name is None:
@@ -261,11 +303,28 @@ FORMS: dict[str, Callable[[Files, Path], Path]] = {
 }
 
 
-def check_one(form: str, plan: list[Mutation], reseal: bool) -> None:
+def mutate_outer(path: Path, plan: list[Mutation]) -> None:
+    data = path.read_bytes()
+    for op, at, *args in plan:
+        cut = min(int(at * len(data)), len(data) - 1)
+        if op == "flip":
+            data = data[:cut] + bytes([data[cut] ^ args[0]]) + data[cut + 1 :]
+        elif op == "truncate":
+            data = data[:cut]
+        elif op == "insert":
+            data = data[:cut] + args[0] + data[cut:]
+    path.write_bytes(data)
+
+
+def check_one(
+    form: str, plan: list[Mutation], reseal: bool, outer: list[Mutation] | None = None
+) -> None:
     files = mutate(BUNDLED, plan, reseal)
     with tempfile.TemporaryDirectory(prefix="fuzz-") as scratch:
         tmp = Path(scratch)
         target = FORMS[form](files, tmp)
+        if outer and target.is_file():
+            mutate_outer(target, outer)
         args = ["check", str(target), "--format", "json"]
         runs = [
             run_cli(args, env={"PYTHONHASHSEED": seed}, watch=[tmp], timeout=60)
@@ -286,10 +345,12 @@ def check_one(form: str, plan: list[Mutation], reseal: bool) -> None:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(plan=plans)
-def test_mutated_archives_hold_the_contract(form: str, plan: tuple[list[Mutation], bool]) -> None:
-    mutations_, reseal = plan
-    note(f"form={form} reseal={reseal} mutations={mutations_!r}")
-    check_one(form, mutations_, reseal)
+def test_mutated_archives_hold_the_contract(
+    form: str, plan: tuple[list[Mutation], bool, list[Mutation]]
+) -> None:
+    mutations_, reseal, outer = plan
+    note(f"form={form} reseal={reseal} mutations={mutations_!r} outer={outer!r}")
+    check_one(form, mutations_, reseal, outer)
 
 
 def test_the_mutations_change_what_they_say() -> None:
@@ -302,6 +363,7 @@ def test_the_mutations_change_what_they_say() -> None:
         [("delete", 3)],
         [("json", 3, 5, "1e400")],
         [("json-key", 3, 5, "\x1b[2J")],
+        [("json-string", "evidence/assertions.json", 7, "nope")],
     ):
         assert mutate(BUNDLED, plan, False) != BUNDLED, plan
     sealed = mutate(BUNDLED, [("flip", 3, 0.5, 1)], True)
