@@ -594,10 +594,18 @@ def check_integrity(
     rel_scope = sorted(set(scope)) if scope is not None else default_scope(relative.values())
     used_scope = scope_in_source(rel_scope, base)
     unlisted: list[tuple[str, Kind]] = []
+    unreadable: list[str] = []  # folders in scope the walk could not list
     seen: set[str] = set()
     walked: set[str] = set()  # listed names the walk met as regular files
     for item in used_scope:
         for name, kind in source.walk(_walk_start(item)):
+            if kind is Kind.UNREADABLE:
+                inside = f"{name}/-" if name else "-"  # would a file in it be in scope?
+                fresh = name not in seen and name not in wanted
+                if fresh and _in_scope(inside, used_scope) and not excluded(inside):
+                    seen.add(name)
+                    unreadable.append(name)
+                continue
             if name in wanted:
                 if kind is Kind.FILE:
                     walked.add(name)
@@ -700,6 +708,18 @@ def check_integrity(
                 )
             )
             out.files.append(FileEntry(name, None, None, True, "not-regular"))
+
+    for name in unreadable:
+        why = source.walk_error(name)
+        findings.append(
+            Finding(
+                "manifest.unreadable-folder",
+                name or ".",
+                f"Could not be listed{f' ({why})' if why else ''}: the files in it were not "
+                "checked against the manifest. Make it readable (or shorten its path) and "
+                "verify again.",
+            )
+        )
 
     for name, kind in unlisted:
         what = {Kind.LINK: "a link", Kind.OTHER: "a special file"}.get(kind, "a file")

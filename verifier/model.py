@@ -36,6 +36,14 @@ CODES: dict[str, tuple[Stage, str]] = {
     "manifest.unreadable": (Stage.INTEGRITY, "a listed file exists but could not be read"),
     "manifest.not-regular": (Stage.INTEGRITY, "a listed name is a directory or special file"),
     "manifest.empty": (Stage.INTEGRITY, "the manifest has no checksum lines"),
+    "manifest.refused": (
+        Stage.INTEGRITY,
+        "the manifest is a link, a special file or over the size limit; it was not read",
+    ),
+    "manifest.unreadable-folder": (
+        Stage.INTEGRITY,
+        "a folder in the manifest's scope could not be listed; files in it were not checked",
+    ),
     # Sources (verifier.sources): the one safety policy, git blob ids, BagIt bags.
     "manifest.git-blob-mismatch": (
         Stage.INTEGRITY,

@@ -10,6 +10,7 @@ where the manifest and the records are.
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
 import os
@@ -21,7 +22,7 @@ from verifier.consistency import DEFAULT_SPEC, check_catalogue, check_consistenc
 from verifier.errors import UsageError
 from verifier.integrity import ALGORITHM_LABELS, FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
-from verifier.model import AssertionResult, FileEntry, Read, Report, Stage, StageResult
+from verifier.model import AssertionResult, FileEntry, Finding, Read, Report, Stage, StageResult
 from verifier.records import CATALOGUE, Need, NeedIndex, Records, selectors_in
 from verifier.sources import (
     DirectorySource,
@@ -33,6 +34,7 @@ from verifier.sources import (
     open_source,
 )
 from verifier.sources.bagit import decode_name
+from verifier.sources.directory import NotRegularError, read_regular
 from verifier.validity import (
     Prepared,
     RecordResult,
@@ -44,6 +46,7 @@ from verifier.validity import (
 
 DEFAULT_MANIFEST = "manifest.sha256"
 WEAK_ALGORITHMS = frozenset({"md5", "sha1"})
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # a million lines of long names fit in a quarter of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,20 +94,53 @@ def _relative_inside(path: str, root: str) -> str | None:
     return rel.replace(os.sep, "/")
 
 
-def read_manifest(root: str, options: Options) -> tuple[str, bytes, str | None]:
-    """The manifest's label, bytes and path relative to the root (``None`` if outside)."""
+class ManifestRefused(Exception):
+    """The manifest is inside the archive but not a regular file within it (a link, a FIFO, a
+    device), or over :data:`MAX_MANIFEST_BYTES`: a finding, never read."""
+
+    def __init__(self, label: str, why: str) -> None:
+        super().__init__(why)
+        self.label = label
+
+
+def read_manifest(
+    root: str, options: Options, source: Source | None = None
+) -> tuple[str, bytes, str | None]:
+    """The manifest's label, bytes and path relative to the root (``None`` if outside).
+
+    A manifest inside the root is archive content: it must be a regular file reached through
+    real folders (``source`` checks every segment), opened without following a link and
+    without blocking (a FIFO is never waited on), and at most :data:`MAX_MANIFEST_BYTES`
+    (and ``--max-bytes``); otherwise :class:`ManifestRefused`. A manifest outside the root is
+    the caller's own file: it must be a regular file too, or the command cannot run
+    (:class:`UsageError`); a missing manifest is a :class:`UsageError` either way."""
     path = options.manifest or os.path.join(root, DEFAULT_MANIFEST)
+    rel = _relative_inside(path, root)
+    label = rel if rel is not None else path
+    limit = min(MAX_MANIFEST_BYTES, options.limits.max_bytes)
+    if rel is not None and source is not None:
+        kind = source.kind(rel)
+        if kind is Kind.LINK:
+            raise ManifestRefused(label, f"{label} is, or goes through, a symbolic link")
+        if kind is Kind.OTHER:
+            raise ManifestRefused(label, f"{label} is a special file (a FIFO, device or socket)")
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        # inside the root, the very name kind() checked (not "link/.." spelt in ``path``)
+        where = path if rel is None else os.path.join(root, *rel.split("/"))
+        data = read_regular(where, limit, follow=rel is None)
     except FileNotFoundError:
         raise UsageError(f"no manifest: {path} does not exist") from None
     except IsADirectoryError:
         raise UsageError(f"the manifest {path} is a directory") from None
+    except NotRegularError as exc:
+        if rel is not None:
+            raise ManifestRefused(label, f"{label}: {exc}") from None
+        raise UsageError(f"the manifest {path}: {exc}") from None
     except OSError as exc:
+        if rel is not None and exc.errno == errno.ELOOP:
+            raise ManifestRefused(label, f"{label} is a symbolic link") from None
         raise UsageError(f"cannot read the manifest {path}: {exc.strerror or exc}") from None
-    rel = _relative_inside(path, root)
-    return (rel if rel is not None else path), data, rel
+    return label, data, rel
 
 
 def _read_member(source: Source, name: str) -> bytes:
@@ -117,20 +153,38 @@ def _read_member(source: Source, name: str) -> bytes:
         ) from None
 
 
-def _manifest(source: Source, root: str, options: Options) -> tuple[str, bytes, str | None] | None:
+def _refused(label: str, why: str) -> Finding:
+    return Finding(
+        "manifest.refused",
+        label,
+        f"The manifest was not read: {why}. Replace it with a regular file of the archive.",
+    )
+
+
+def _manifest(
+    source: Source, root: str, options: Options
+) -> tuple[tuple[str, bytes, str | None] | None, list[Finding]]:
     """Find and read the manifest: a name inside the source, or (for a folder, or when no such
     name is inside an archive) a local file. ``None``: reading the source stopped (at a limit
-    or at damage, each a finding of its own) before the manifest was reached."""
+    or at damage, each a finding of its own) before the manifest was reached, or the manifest
+    is not a regular file of the archive (the finding returned beside it)."""
     if isinstance(source, DirectorySource):
-        return read_manifest(root, options)
+        try:
+            return read_manifest(root, options, source), []
+        except ManifestRefused as exc:
+            return None, [_refused(exc.label, str(exc))]
     name = options.manifest or source.layout().manifest
     member = normalize_name(name.replace(os.sep, "/"))
-    if member is not None and source.kind(member) is Kind.FILE:
-        return member, _read_member(source, member), member
+    kind = source.kind(member) if member is not None else Kind.MISSING
+    if member is not None and kind is Kind.FILE:
+        return (member, _read_member(source, member), member), []
+    if member is not None and kind in (Kind.LINK, Kind.OTHER):
+        what = "a link" if kind is Kind.LINK else "a special file"
+        return None, [_refused(member, f"{member} is {what}")]
     if options.manifest and os.path.isfile(options.manifest):
-        return read_manifest(root, options)
+        return read_manifest(root, options), []
     if not source.complete() or source.name == "bag":
-        return None  # a finding says why: a limit, damage, or a bag without its manifest
+        return None, []  # a finding says why: a limit, damage, or a bag without its manifest
     raise UsageError(f"no manifest: {source.description} holds no {name}")
 
 
@@ -329,7 +383,7 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
 def _run_source(source: Source, root: str, options: Options) -> Run:
     layout = source.layout()
     base = _base(source, options)
-    found = _manifest(source, root, options)
+    found, refused = _manifest(source, root, options)
     reached = found is not None
     label, data, rel = found or (options.manifest or layout.manifest, b"", None)
     preread = {name: _read_member(source, name) for name in layout.preread}
@@ -459,6 +513,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
             integrity.stage.note = f"{old} {note}" if old else note
     integrity.stage.findings.extend(source.check_layout(preread, integrity.files))
     integrity.stage.findings.extend(source.findings())
+    integrity.stage.findings.extend(refused)
 
     if not reader.prepared:
         processor.prepare({})

@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import os
 
+from verifier.atomicwrite import write_atomic
 from verifier.integrity import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
 from verifier.manifest import format_manifest, normalize_name, parse_manifest
-from verifier.pipeline import DEFAULT_MANIFEST, UsageError, _relative_inside
-from verifier.sources import Kind, Source, SourceError, open_source
+from verifier.pipeline import DEFAULT_MANIFEST, MAX_MANIFEST_BYTES, UsageError, _relative_inside
+from verifier.sources import DirectorySource, Kind, Source, SourceError, open_source
+from verifier.sources.directory import read_regular
 
 DEFAULT_WRITE_SCOPE = ("evidence", "schemas")
 
@@ -31,6 +33,10 @@ def write_manifest(
         return _write(source, root, manifest, scope, write)
 
 
+def root_of(source: Source) -> str:
+    return source.root if isinstance(source, DirectorySource) else ""
+
+
 def _write(
     source: Source,
     root: str,
@@ -43,8 +49,7 @@ def _write(
     if scope is None:
         existing: list[str] = []
         if os.path.isfile(target):
-            with open(target, "rb") as handle:
-                parsed = parse_manifest(handle.read())
+            parsed = parse_manifest(_read_existing(source, target, rel))
             existing = [n for e in parsed.entries if (n := normalize_name(e.name))]
         folders = (
             default_scope(existing)
@@ -65,6 +70,8 @@ def _write(
                 continue
             if name == rel or name.split("/", 1)[0] in ALWAYS_EXCLUDED:
                 continue
+            if kind is Kind.UNREADABLE:
+                raise UsageError(f"cannot list the folder {name or '.'}: {source.walk_error(name)}")
             if kind is not Kind.FILE:
                 raise UsageError(
                     f"refusing to list {name}: it is a "
@@ -77,8 +84,20 @@ def _write(
             entries.append((name, digest.hexdigest()))
     text = format_manifest(entries)
     if write:
-        tmp = target + ".tmp"
-        with open(tmp, "wb") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
+        try:
+            write_atomic(target, text)
+        except OSError as exc:
+            raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     return target, text
+
+
+def _read_existing(source: Source, target: str, rel: str | None) -> bytes:
+    """The manifest already there, read as ``check`` reads it (a regular file, through real
+    folders, bounded), for the folders it covers."""
+    if rel is not None and source.kind(rel) is not Kind.FILE:
+        raise UsageError(f"refusing to read {target}: it is a link or a special file")
+    where = target if rel is None else os.path.join(root_of(source), *rel.split("/"))
+    try:
+        return read_regular(where, MAX_MANIFEST_BYTES, follow=rel is None)
+    except OSError as exc:
+        raise UsageError(f"cannot read {target}: {exc.strerror or exc}") from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import zlib
 from pathlib import Path
 
@@ -89,3 +90,35 @@ def test_a_folder_that_is_not_a_repository_cannot_run(tmp_path: Path) -> None:
         pytest.skip("git is not installed")
     with pytest.raises(UsageError, match="not a commit"):
         verify(f"{root}@HEAD")
+
+
+@pytest.mark.parametrize(
+    ("message", "when"),
+    [
+        ("one line", "2026-01-01T23:30:00+01:00"),
+        ("a subject\nover two lines\n\nand a body\n", "2026-03-01T00:30:00-05:00"),
+        ("  spaced  \n\n\nbody", "2025-12-31T23:59:59+14:00"),
+        ("ünïcode ✓", "1970-01-01T00:00:00+00:00"),
+    ],
+)
+def test_a_commit_summary_is_what_git_log_says(tmp_path: Path, message: str, when: str) -> None:
+    """The stale-line hint's date and subject are parsed from the commit object (no git log);
+    git log's own %cs and %s are the oracle."""
+    from verifier.sources.gitrun import commit_summary
+
+    root = git_repo(write_archive(tmp_path / "r", {"data/a.txt": b"one\n"}))
+    (root / "data" / "a.txt").write_bytes(b"two\n")
+    git(root, "add", "-A")
+    env_date = {"GIT_COMMITTER_DATE": when}
+    subprocess.run(
+        [
+            *("git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", "-C", str(root)),
+            *("commit", "-q", "--cleanup=verbatim", "-m", message),
+        ],
+        check=True,
+        env={**os.environ, **env_date, "GIT_CONFIG_NOSYSTEM": "1"},
+    )
+    body = git(root, "cat-file", "commit", "HEAD").encode("utf-8")
+    expected = git(root, "log", "-1", "--no-show-signature", "--format=%cs%x00%s", "HEAD")
+    date, _, subject = expected.rstrip("\n").partition("\0")
+    assert commit_summary(body) == (date, subject)

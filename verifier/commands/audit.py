@@ -28,6 +28,33 @@ from verifier.commands.sourceopts import (
 )
 
 
+def _within(path: str, root: str) -> bool:
+    return path == root or os.path.commonpath([path, root]) == root
+
+
+def output_refusal(output: str, location: str) -> str | None:
+    """Why the audit record must not be written to ``output``, if it must not.
+
+    Paths are compared resolved (every symbolic link followed), on both sides: the output's
+    folder as the write will reach it (the record is written beside it and renamed into
+    place), and the output itself if it exists as a link. Into the audited folder: refused;
+    over the audited archive file: refused."""
+    root = os.path.realpath(location)
+    # not abspath: it would drop "link/.." lexically, where the system goes up from the
+    # link's target
+    target = os.path.join(os.getcwd(), output)
+    written = [
+        os.path.join(os.path.realpath(os.path.dirname(target)), os.path.basename(target)),
+        os.path.realpath(target),
+    ]
+    if os.path.isdir(root):
+        if any(_within(path, root) for path in written):
+            return "refusing to write the audit record inside the folder it audits"
+    elif any(path == root for path in written):
+        return "refusing to write the audit record over the archive it audits"
+    return None
+
+
 def audit(
     source: SourceArg = Path("."),
     output: Annotated[
@@ -56,18 +83,14 @@ def audit(
     from verifier.audit import audit_record, render, timestamp
     from verifier.commands.output import write
     from verifier.formats import FORMATS
-    from verifier.pipeline import Options, UsageError, _relative_inside, run
+    from verifier.pipeline import Options, UsageError, run
 
     location, more = source_options(source, git, rev, base, max_bytes, max_ratio)
     to_stdout = output is None or os.fspath(output) == "-"
-    inside = (
-        not to_stdout
-        and more["rev"] is None
-        and os.path.isdir(location)
-        and _relative_inside(os.fspath(output or ""), location) is not None
-    )
-    if inside:
-        raise UsageError("refusing to write the audit record inside the folder it audits")
+    if not to_stdout and more["rev"] is None:
+        refusal = output_refusal(os.fspath(output or ""), location)
+        if refusal:
+            raise UsageError(refusal)
     options = Options(manifest=optional_path(manifest), scope=optional_tuple(scope), **more)
     result = run(location, options)
     record = render(audit_record(result, location, options.limits, timestamp()))

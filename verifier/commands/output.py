@@ -2,7 +2,7 @@
 
 The i-th ``--output`` receives the i-th ``--format``; one format at most may be left without
 an output, and it goes to standard output. Files are written whole (via a temporary file and a
-rename), never partially.
+rename, :mod:`verifier.atomicwrite`), never partially.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from verifier.atomicwrite import write_atomic
 from verifier.errors import UsageError
 
 
@@ -31,12 +32,7 @@ def write(path: Path | None, text: str) -> None:
         sys.stdout.write(text)
         return
     target = os.fspath(path)
-    tmp = f"{target}.tmp-{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
+        write_atomic(target, text.encode("utf-8"))
     except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -160,14 +160,9 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _write(target: str, data: bytes) -> None:
-    tmp = f"{target}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    from verifier.atomicwrite import write_atomic
+
+    write_atomic(target, data)
 
 
 def _show(report: TranscriptReport, console: Console) -> None:

@@ -3,11 +3,58 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
+import sys
 from collections.abc import Iterator
 
 from verifier.sources.interface import Kind, Source, SourceError, Stream
+
+# Every open of a file: no link followed at the last segment (the folders on the way are
+# checked by kind()), never blocking on a FIFO or a device (the open returns at once, and a
+# fstat then refuses anything but a regular file), binary on Windows.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+class NotRegularError(OSError):
+    """What was opened is not a regular file, or is over the size limit it was read with."""
+
+
+def open_regular(path: str, *, follow: bool = False) -> tuple[int, os.stat_result]:
+    """A file descriptor of a regular file and its status; :class:`NotRegularError` for
+    anything else (a FIFO, a device, a socket), without ever waiting on it."""
+    fd = os.open(path, _FLAGS | (0 if follow else _NOFOLLOW))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularError("not a regular file (a FIFO, a device or a socket)")
+        return fd, st
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str, limit: int, *, follow: bool = False) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (:class:`NotRegularError` when
+    it is not one, or is or grows larger), read in as few calls as its size allows."""
+    fd, st = open_regular(path, follow=follow)
+    try:
+        if st.st_size > limit:
+            raise NotRegularError(f"{st.st_size} bytes, over the limit of {limit}")
+        parts = [os.read(fd, st.st_size + 1)]
+        total = len(parts[0])
+        while parts[-1]:  # the file grew, or a short read: read to the end, or to the limit
+            if total > limit:
+                raise NotRegularError(f"grew while read, past the limit of {limit} bytes")
+            parts.append(os.read(fd, min(1 << 20, limit + 1 - total)))
+            total += len(parts[-1])
+        return b"".join(parts) if len(parts) > 2 else parts[0]
+    finally:
+        os.close(fd)
 
 
 class DirectorySource(Source):
@@ -27,6 +74,7 @@ class DirectorySource(Source):
         self.description = os.fspath(root)
         self._real_dirs: set[str] = set()
         self._sizes: dict[str, int] = {}  # sizes seen by kind()'s lstat, for size_hint
+        self.walk_errors: dict[str, str] = {}  # folder -> why the walk could not list it
 
     def _full(self, name: str) -> str:
         if not name:
@@ -84,28 +132,58 @@ class DirectorySource(Source):
         return Kind.MISSING
 
     def walk(self, folder: str) -> Iterator[tuple[str, Kind]]:
-        if self.kind(folder) != Kind.DIRECTORY and folder:
-            return
+        if folder:
+            kind = self.kind(folder)
+            if kind is Kind.OTHER and self._unlistable(folder):
+                yield folder, Kind.UNREADABLE
+            if kind is not Kind.DIRECTORY:
+                return
         stack = [folder]
         while stack:
             current = stack.pop()
             try:
                 with os.scandir(self._full(current)) as it:
                     entries = sorted(it, key=lambda e: e.name)
-            except OSError:
+            except OSError as exc:
+                self.walk_errors[current] = exc.strerror or str(exc)
+                yield current, Kind.UNREADABLE
                 continue
             for entry in entries:
                 rel = f"{current}/{entry.name}" if current else entry.name
-                if entry.is_symlink():
-                    yield rel, Kind.LINK
-                elif entry.is_dir(follow_symlinks=False):
+                try:
+                    kind = self._entry_kind(entry, rel)
+                except OSError as exc:
+                    self.walk_errors[rel] = exc.strerror or str(exc)
+                    kind = Kind.UNREADABLE
+                if kind is Kind.DIRECTORY:
                     stack.append(rel)
-                elif entry.is_file(follow_symlinks=False):
-                    with contextlib.suppress(OSError):  # its size, to spread reads by weight
-                        self._sizes[rel] = entry.stat(follow_symlinks=False).st_size
-                    yield rel, Kind.FILE
                 else:
-                    yield rel, Kind.OTHER
+                    yield rel, kind
+
+    def _entry_kind(self, entry: os.DirEntry[str], rel: str) -> Kind:
+        if entry.is_symlink():
+            return Kind.LINK
+        if entry.is_dir(follow_symlinks=False):
+            return Kind.DIRECTORY
+        if entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):  # its size, to spread reads by weight
+                self._sizes[rel] = entry.stat(follow_symlinks=False).st_size
+            return Kind.FILE
+        return Kind.OTHER
+
+    def _unlistable(self, folder: str) -> bool:
+        """Whether looking at ``folder`` failed (rather than finding a special file)."""
+        try:
+            os.lstat(self._full(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError as exc:
+            self.walk_errors[folder] = exc.strerror or str(exc)
+            return True
+        return False
+
+    def walk_error(self, name: str) -> str | None:
+        return self.walk_errors.get(name)
 
     def parallel_reads(self) -> bool:
         return True
@@ -121,25 +199,11 @@ class DirectorySource(Source):
     def read_whole(self, name: str) -> bytes:
         """The bytes of a regular file, read in as few calls as its size allows (for small
         files read whole: no stream object). Raises OSError as :meth:`open` does."""
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-        fd = os.open(self._full(name), flags)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise OSError(f"{name} is not a regular file")
-            parts = [os.read(fd, st.st_size + 1)]
-            while parts[-1]:  # the file grew, or a short read: read to the end
-                parts.append(os.read(fd, 1 << 20))
-            return b"".join(parts) if len(parts) > 2 else parts[0]
-        finally:
-            os.close(fd)
+        return read_regular(self._full(name), sys.maxsize)
 
     def open(self, name: str) -> Stream:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-        fd = os.open(self._full(name), flags)
+        fd, _ = open_regular(self._full(name))
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(f"{name} is not a regular file")
             return os.fdopen(fd, "rb", buffering=0)
         except BaseException:
             os.close(fd)

@@ -8,7 +8,9 @@ git object id is recomputed (SHA-1 or SHA-256, the repository's object format) a
 with the id the tree records: a difference is a ``manifest.git-blob-mismatch`` finding.
 
 The standard library has no git reader, and the project takes no runtime dependency for one:
-the ``git`` program is what anyone auditing a git commit already has.
+the ``git`` program is what anyone auditing a git commit already has. Every git process is
+started by :mod:`verifier.sources.gitrun`, which keeps the repository's own configuration
+from running anything or writing (see there).
 """
 
 from __future__ import annotations
@@ -16,17 +18,25 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import shutil
 import subprocess
 from typing import IO, Any
 
 from verifier.model import Finding
+from verifier.sources.gitrun import (
+    PROBE_TIMEOUT,
+    GitError,
+    commit_summary,
+    git_program,
+    run_git,
+    start_batch,
+)
 from verifier.sources.indexed import IndexedSource
 from verifier.sources.interface import SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint
 MAX_HISTORY_PATHS = 200  # paths whose history is searched in one run
+MAX_COMMIT_BYTES = 1 << 16  # of a commit object read for its date and subject
 _TYPES = {
     "100644": EntryType.FILE,
     "100755": EntryType.FILE,
@@ -34,22 +44,6 @@ _TYPES = {
     "120000": EntryType.SYMLINK,
     "160000": EntryType.OTHER,
 }
-
-
-def git_env(repo: str) -> dict[str, str]:
-    """The environment for git: none of the caller's GIT_* variables, no discovery above the
-    repository (a subfolder of a repository is not a repository)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_CEILING_DIRECTORIES=os.path.dirname(os.path.abspath(repo)),
-        GIT_NO_REPLACE_OBJECTS="1",
-        GIT_OPTIONAL_LOCKS="0",
-        GIT_TERMINAL_PROMPT="0",
-        GIT_NO_LAZY_FETCH="1",
-        GIT_LITERAL_PATHSPECS="1",
-        LC_ALL="C",
-    )
-    return env
 
 
 class _Blob(io.RawIOBase):
@@ -111,11 +105,20 @@ class GitSource(IndexedSource):
         self._mismatches: list[Finding] = []
         self.confirmed = 0
         self._histories = 0
-        if shutil.which("git") is None:
-            raise SourceError("git is not installed; it is needed to read a git commit")
+        try:
+            git_program()
+        except GitError as exc:
+            raise SourceError(str(exc)) from None
         if not os.path.isdir(repo):
             raise SourceError(f"{repo} is not a directory")
-        out = self._git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+        out = self._git(
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            f"{rev}^{{commit}}",
+            timeout=PROBE_TIMEOUT,
+        )
         if out is None:
             raise SourceError(f"{rev} is not a commit of the git repository {repo}")
         self.commit = out.decode("ascii").strip()
@@ -143,42 +146,18 @@ class GitSource(IndexedSource):
 
     # -- git processes -------------------------------------------------------------------
 
-    def _command(self, *args: str | bytes) -> list[str | bytes]:
-        return [
-            "git",
-            "-c",
-            "protocol.allow=never",
-            "-c",
-            "core.fsmonitor=false",
-            "-C",
-            self.repo,
-            *args,
-        ]
-
-    def _git(self, *args: str | bytes) -> bytes | None:
+    def _git(self, *args: str | bytes, timeout: float | None = None) -> bytes | None:
         try:
-            proc = subprocess.run(
-                self._command(*args),
-                capture_output=True,
-                stdin=subprocess.DEVNULL,
-                env=git_env(self.repo),
-                check=False,
-                timeout=600,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return proc.stdout if proc.returncode == 0 else None
+            if timeout is None:
+                return run_git(self.repo, *args)
+            return run_git(self.repo, *args, timeout=timeout)
+        except GitError as exc:
+            raise SourceError(str(exc)) from None
 
     def _batch(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
             try:
-                self._proc = subprocess.Popen(
-                    self._command("cat-file", "--batch"),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    env=git_env(self.repo),
-                )
+                self._proc = start_batch(self.repo)
             except OSError as exc:
                 raise OSError(f"cannot run git cat-file: {exc}") from None
         return self._proc
@@ -188,8 +167,9 @@ class GitSource(IndexedSource):
         assert out is not None
         return out
 
-    def _request(self, name: str) -> tuple[str, int]:
-        """Ask the batch process for an object; returns its id and size (content follows)."""
+    def _request(self, name: str, kind: bytes = b"blob") -> tuple[str, int]:
+        """Ask the batch process for an object of this kind; returns its id and size (its
+        content follows on the batch process's output)."""
         if self._broken:
             raise OSError("git cat-file is no longer usable")
         proc = self._batch()
@@ -202,11 +182,25 @@ class GitSource(IndexedSource):
             self._broken = True
             raise OSError(f"git cat-file failed: {exc}") from None
         parts = header.split()
-        if len(parts) != 3 or parts[1] != b"blob":
+        if len(parts) != 3 or parts[1] != kind or not parts[2].isdigit():
             if not header:
                 self._broken = True
-            raise OSError(f"git has no blob for it ({header.decode('ascii', 'replace').strip()})")
+            elif len(parts) == 3 and parts[2].isdigit():
+                self._skip(int(parts[2]))  # another kind of object: its content follows
+            what = kind.decode("ascii")
+            raise OSError(f"git has no {what} for it ({header.decode('ascii', 'replace').strip()})")
         return parts[0].decode("ascii"), int(parts[2])
+
+    def _skip(self, size: int) -> None:
+        """Read past ``size`` more bytes of an object's content and the LF after it."""
+        out = self._stdout()
+        while size > 0:
+            chunk = out.read(min(size, 1 << 16))
+            if not chunk:
+                self._broken = True
+                return
+            size -= len(chunk)
+        out.read(1)
 
     def _confirm(self, name: str, oid: str, computed: str) -> None:
         if computed == oid:
@@ -251,13 +245,16 @@ class GitSource(IndexedSource):
         if "\n" in name or self._histories >= MAX_HISTORY_PATHS:
             return None
         self._histories += 1
-        listing = self._git(
-            "rev-list",
-            f"--max-count={MAX_HISTORY}",
-            self.commit,
-            "--",
-            name.encode("utf-8", "surrogateescape"),
-        )
+        try:
+            listing = self._git(
+                "rev-list",
+                f"--max-count={MAX_HISTORY}",
+                self.commit,
+                "--",
+                name.encode("utf-8", "surrogateescape"),
+            )
+        except SourceError:  # git did not answer in time: no hint
+            return None
         if not listing:
             return None
         seen: set[str] = set()
@@ -288,10 +285,17 @@ class GitSource(IndexedSource):
         return None
 
     def _describe(self, commit: str) -> str:
-        info = self._git("log", "-1", "--format=%cs%x00%s", commit)
-        if not info:
+        """The commit, its date and subject, parsed from its object (never ``git log``: it
+        would read the repository's display and signature settings)."""
+        try:
+            _, size = self._request(commit, b"commit")
+        except OSError:
             return f"commit {commit}"
-        date, _, subject = info.decode("utf-8", "replace").strip().partition("\0")
+        body = self._stdout().read(min(size, MAX_COMMIT_BYTES))
+        self._skip(size - len(body))  # the rest of the object, and the LF after it
+        date, subject = commit_summary(body)
+        if not date:
+            return f"commit {commit}"
         return f'commit {commit} ({date}, "{subject}")'
 
     def close(self) -> None:

@@ -35,6 +35,7 @@ class Kind(StrEnum):
     LINK = "link"  # the name, or a folder on its way, is a symbolic link (or a hard link member)
     OTHER = "other"  # device, FIFO, socket, git submodule
     REFUSED = "refused"  # refused by the safety policy (reported by Source.findings)
+    UNREADABLE = "unreadable"  # walk only: a folder that could not be listed (or looked at)
 
 
 class SourceError(Exception):
@@ -86,12 +87,18 @@ class Source(abc.ABC):
     def walk(self, folder: str) -> Iterator[tuple[str, Kind]]:
         """Every entry below ``folder`` ("" for the root), recursively, as relative paths.
 
-        Links are reported as :attr:`Kind.LINK` and not followed; folders are not reported.
+        Links are reported as :attr:`Kind.LINK` and not followed; folders are not reported,
+        except a folder that could not be listed (permissions, a path too long for the system),
+        as :attr:`Kind.UNREADABLE`: what it holds is unknown, never silently nothing.
         """
 
     @abc.abstractmethod
     def open(self, name: str) -> Stream:
         """A binary stream of a regular file. Raises ``OSError`` if it cannot be read."""
+
+    def walk_error(self, name: str) -> str | None:
+        """Why the walk met ``name`` as :attr:`Kind.UNREADABLE`, if the source knows."""
+        return None
 
     def parallel_reads(self) -> bool:
         """Whether files can be opened independently by forked worker processes (a folder
