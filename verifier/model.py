@@ -9,6 +9,26 @@ from typing import Any, NamedTuple
 from verifier.records import Records
 
 
+class Severity(StrEnum):
+    """How much a finding weighs, named as SARIF names its levels. Only errors fail a run,
+    unless ``--fail-on`` lowers the bar."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+    def reaches(self, threshold: Severity) -> bool:
+        """Whether a finding of this severity fails a run that fails on ``threshold``."""
+        return self.rank >= threshold.rank
+
+
+_RANK = {Severity.NOTE: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
 class Stage(StrEnum):
     """The pipeline's stages, in the order they run."""
 
@@ -137,7 +157,16 @@ CODES: dict[str, tuple[Stage, str]] = {
         Stage.VALIDITY,
         "a tool result comes after its call's answer window closed",
     ),
-    "transcript.reused-id": (Stage.VALIDITY, "a tool call reuses the id of an earlier call"),
+    "transcript.reused-id": (
+        Stage.VALIDITY,
+        "a tool call reuses the id of an earlier call that has no result yet (a later result "
+        "with that id could belong to either)",
+    ),
+    "transcript.reused-answered-id": (
+        Stage.VALIDITY,
+        "a tool call reuses the id of an earlier call already answered (the walk pairs by "
+        "position, so nothing is ambiguous)",
+    ),
     "transcript.unmarked-interruption": (
         Stage.VALIDITY,
         "a result marked as an interruption record does not say the explicit marker",
@@ -147,6 +176,19 @@ CODES: dict[str, tuple[Stage, str]] = {
         "a transcript is not JSON / JSON Lines or does not fit its message shape",
     ),
 }
+
+
+# The severity of each code, fixed per code (a test checks every code in CODES has one; the
+# README's codes table lists them). Every code is an error unless it is listed otherwise here.
+SEVERITIES: dict[str, Severity] = {
+    **{code: Severity.ERROR for code in CODES},
+    "transcript.reused-answered-id": Severity.NOTE,
+}
+
+
+def severity_of(code: str) -> Severity:
+    """The severity of ``code``; a code without one counts as an error (never lower)."""
+    return SEVERITIES.get(code, Severity.ERROR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +206,20 @@ class Finding:
     def stage(self) -> Stage:
         return CODES[self.code][0]
 
+    @property
+    def severity(self) -> Severity:
+        return severity_of(self.code)
+
     def sort_key(self) -> tuple[str, str, int, str, str]:
         return (self.path, self.code, self.line or 0, self.pointer or "", self.message)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code, "path": self.path, "message": self.message}
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "path": self.path,
+            "message": self.message,
+        }
         if self.pointer is not None:
             out["pointer"] = self.pointer
         if self.line is not None:
@@ -234,11 +285,26 @@ class StageResult:
     skipped: bool = False
 
     @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    def severity_counts(self) -> dict[str, int]:
+        """How many findings of each severity the stage has (every severity named)."""
+        counts = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            counts[f.severity.value] += 1
+        return counts
+
+    @property
     def status(self) -> StageStatus:
+        """``failed`` when the stage has an error; warnings and notes alone leave it
+        ``passed`` (its findings and ``severities`` counts still list them)."""
         if self.skipped:
             return StageStatus.SKIPPED
-        if self.findings:
+        if self.errors:
             return StageStatus.FAILED
+        if self.findings:
+            return StageStatus.PASSED
         if self.note is not None and not any(self.counts.values()):
             return StageStatus.NOTHING_TO_CHECK
         return StageStatus.PASSED
@@ -248,6 +314,7 @@ class StageResult:
             "stage": self.stage.value,
             "status": self.status.value,
             "counts": dict(sorted(self.counts.items())),
+            "severities": self.severity_counts(),
             "findings": [f.to_dict() for f in sorted(self.findings, key=Finding.sort_key)],
         }
         if self.note is not None:
@@ -308,7 +375,12 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not any(s.findings for s in self.stages)
+        """No error (warnings and notes do not fail a run unless ``--fail-on`` says so)."""
+        return not any(s.errors for s in self.stages)
+
+    def fails(self, threshold: Severity = Severity.ERROR) -> bool:
+        """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""
+        return any(f.severity.reaches(threshold) for s in self.stages for f in s.findings)
 
     @property
     def manifested_files(self) -> int:

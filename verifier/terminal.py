@@ -1,14 +1,22 @@
-"""The rich view for a terminal. Only the CLI imports this module (and with it, rich)."""
+"""The rich views for a terminal. Only the CLI imports this module (and with it, rich).
+
+Every string goes to rich as a :class:`rich.text.Text`, never as a ``str`` (which rich would
+read as console markup, emoji codes and highlighting), and archive text first goes through
+:func:`verifier.formats.inert.visible`: ``[/bold]`` in a file name is shown as written, and a
+control sequence in a record value is an escape, never sent to the terminal.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from verifier.formats.clean import clean_str
-from verifier.formats.text import location, stage_detail
-from verifier.model import Report, StageStatus
+from verifier.formats.inert import visible
+from verifier.formats.text import count_line, location, stage_detail
+from verifier.model import Report, Severity, StageStatus
 
 _STYLE = {
     StageStatus.PASSED: "bold green",
@@ -17,40 +25,60 @@ _STYLE = {
     StageStatus.SKIPPED: "dim",
 }
 
+SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
-def show(report: Report, console: Console) -> None:
+
+def plain(text: str, style: str = "") -> Text:
+    """Archive text (or any text) as rich text: no markup, no emoji, no control codes."""
+    return Text(visible(text), style=style, no_wrap=False)
+
+
+def console() -> Console:
+    """The terminal console: no markup, emoji or highlighting for anything printed as str."""
+    return Console(markup=False, emoji=False, highlight=False)
+
+
+def grid(headers: Sequence[str], **options: object) -> Table:
+    table = Table(show_header=True, header_style="bold", **options)  # type: ignore[arg-type]
+    for header in headers:
+        table.add_column(Text(header), overflow="fold")
+    return table
+
+
+def show(report: Report, out: Console) -> None:
     scope = ", ".join(s if s == "." else s + "/" for s in report.scope) or "(none)"
-    console.print(
+    out.print(
         Text.assemble(
             ("verify-evidence ", "bold"),
             report.tool_version,
             ": ",
-            (clean_str(report.manifest), "cyan"),
-            f"  (unlisted files looked for in: {scope})",
+            (visible(report.manifest), "cyan"),
+            f"  (unlisted files looked for in: {visible(scope)})",
         )
     )
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("stage")
-    table.add_column("status")
-    table.add_column("checked")
+    table = grid(("stage", "status", "checked"), box=None, pad_edge=False)
     for stage in report.stages:
-        detail = stage_detail(stage) + (f"\n{stage.note}" if stage.note else "")
+        detail = Text(stage_detail(stage))
+        if stage.note:
+            detail.append("\n" + visible(stage.note))
         table.add_row(
-            stage.stage.value, Text(stage.status.value, style=_STYLE[stage.status]), detail
+            Text(stage.stage.value), Text(stage.status.value, style=_STYLE[stage.status]), detail
         )
-    console.print(table)
-    console.print(report.summary_line, style="bold")
+    out.print(table)
+    out.print(Text(report.summary_line, style="bold"))
     findings = report.findings
     if not findings:
-        console.print("No findings.", style="green")
+        out.print(Text("No findings.", style="green"))
         return
-    ftable = Table(title=f"{len(findings)} finding(s)", show_header=True, header_style="bold")
-    ftable.add_column("where", overflow="fold")
-    ftable.add_column("code", style="red", no_wrap=True)
-    ftable.add_column("message", overflow="fold")
+    ftable = grid(("severity", "where", "code", "message"), title=Text(count_line(findings)))
     for finding in findings:
-        message = clean_str(finding.message)
+        message = plain(finding.message)
         if finding.hint:
-            message += f"\nhint: {clean_str(finding.hint)}"
-        ftable.add_row(location(finding), finding.code, message)
-    console.print(ftable)
+            message.append("\nhint: " + visible(finding.hint))
+        ftable.add_row(
+            Text(finding.severity.value, style=SEVERITY_STYLE[finding.severity]),
+            Text(location(finding)),
+            Text(finding.code, style="red"),
+            message,
+        )
+    out.print(ftable)

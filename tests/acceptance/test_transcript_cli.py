@@ -15,7 +15,8 @@ from tests.conftest import REPO
 CASES = REPO / "tests" / "cases" / "transcripts"
 CHAT_SEED = CASES / "openai-chat" / "seed-004.json"
 CLEAN = CASES / "anthropic" / "clean-parallel.json"
-REUSED = CASES / "openai-chat" / "reused-id.json"
+REUSED = CASES / "openai-chat" / "reused-open-id.json"
+REUSED_ANSWERED = CASES / "openai-chat" / "reused-answered-id.json"
 ORPHANS = CASES / "openai-chat" / "late-duplicate-orphan.json"
 MARKER = "not run: the turn was interrupted"
 
@@ -155,8 +156,24 @@ def test_repair_exits_1_when_something_is_left_it_does_not_fix(tmp_path: Path) -
     out = tmp_path / "o.json"
     proc = cli("repair", REUSED, "-o", out)
     assert proc.returncode == 1
-    assert "not repaired: transcript.reused-id" in proc.stderr
+    assert "not repaired: transcript.reused-id (error)" in proc.stderr
     assert out.read_bytes() == REUSED.read_bytes()
+
+
+def test_a_note_does_not_block_repair_or_check_unless_fail_on_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "o.json"
+    proc = cli("repair", REUSED_ANSWERED, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "not repaired: transcript.reused-answered-id (note)" in proc.stderr
+    assert cli("repair", REUSED_ANSWERED, "-o", out, "--fail-on", "note").returncode == 1
+    checked = cli("check", REUSED_ANSWERED, "--format", "json")
+    assert checked.returncode == 0, checked.stderr
+    data = json.loads(checked.stdout)
+    assert data["ok"] is True
+    assert [f["severity"] for f in data["files"][0]["findings"]] == ["note"]
+    assert cli("check", REUSED_ANSWERED, "--fail-on", "warning").returncode == 0
+    assert cli("check", REUSED_ANSWERED, "--fail-on", "note").returncode == 1
+    assert cli("check", REUSED, "--format", "json").returncode == 1
 
 
 def test_repair_cannot_run_on_bad_input(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def test_duplicate_orphan_and_reused_id() -> None:
         ("transcript.duplicate-result", 3, "a"),
         ("transcript.orphan-result", 4, "zz"),
         ("transcript.dangling-call", 5, "a"),
-        ("transcript.reused-id", 5, "a"),
+        ("transcript.reused-answered-id", 5, "a"),
     ]
 
 
@@ -91,8 +91,24 @@ def test_a_result_before_its_call_is_an_orphan_and_the_call_still_dangles() -> N
 
 def test_a_reused_id_is_still_paired_in_its_own_window() -> None:
     pairing = pair(pi.load([call("a"), result("a"), call("a"), result("a", "second")]))
-    assert [(p.code, p.index) for p in pairing.problems] == [("transcript.reused-id", 2)]
+    assert [(p.code, p.index) for p in pairing.problems] == [("transcript.reused-answered-id", 2)]
     assert [r.content for r in pairing.results["a"]] == ["ok", "second"]
+
+
+def test_a_reuse_is_an_error_while_an_earlier_call_with_the_id_has_no_result() -> None:
+    # still open: a later result with the id could answer either call
+    assert problems(user(), call("a", "a"), result("a"), result("a")) == [
+        ("transcript.reused-id", 1, "a"),
+    ]
+    # closed without a result: a late result for it would silently answer the new call
+    assert problems(user(), call("a"), user(), call("a"), result("a")) == [
+        ("transcript.dangling-call", 1, "a"),
+        ("transcript.reused-id", 3, "a"),
+    ]
+    # answered before the reuse: pairing by position is unambiguous, a note
+    assert problems(user(), call("a"), result("a"), call("a"), result("a")) == [
+        ("transcript.reused-answered-id", 3, "a"),
+    ]
 
 
 def test_results_answer_in_order_of_the_open_calls_with_that_id() -> None:

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from verifier.model import Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -34,6 +38,31 @@ QuietOpt = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="Print nothing on standard output; the exit code tells."),
 ]
+
+
+class FailOn(StrEnum):
+    """The choices of --fail-on: the lowest severity that makes the exit code 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+FailOnOpt = Annotated[
+    FailOn,
+    typer.Option(
+        "--fail-on",
+        help="The lowest finding severity that makes the exit code 1: error (the default), "
+        "warning (errors and warnings) or note (any finding).",
+        case_sensitive=False,
+    ),
+]
+
+
+def threshold(fail_on: FailOn) -> Severity:
+    from verifier.model import Severity
+
+    return Severity(fail_on.value)
 
 
 def use_rich(auto: bool, no_color: bool) -> bool:

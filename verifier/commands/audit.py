@@ -12,10 +12,13 @@ import typer
 from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
+    FailOn,
+    FailOnOpt,
     ManifestOpt,
     ScopeOpt,
     optional_path,
     optional_tuple,
+    threshold,
 )
 from verifier.commands.sourceopts import (
     BaseOpt,
@@ -73,6 +76,7 @@ def audit(
     base: BaseOpt = None,
     max_bytes: MaxBytesOpt = None,
     max_ratio: MaxRatioOpt = None,
+    fail_on: FailOnOpt = FailOn.ERROR,
 ) -> int:
     """Verify SOURCE and write an audit record: the source's identity (the SHA-256 of a zip
     or tarball, or the commit id), the verifier's version, counts per stage, every finding
@@ -99,7 +103,7 @@ def audit(
     else:
         write(output, record)
         sys.stdout.write(FORMATS["text"](result.report))
-    return EXIT_OK if result.report.ok else EXIT_FINDINGS
+    return EXIT_FINDINGS if result.report.fails(threshold(fail_on)) else EXIT_OK
 
 
 def register(app: typer.Typer) -> None:

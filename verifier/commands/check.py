@@ -11,14 +11,18 @@ import typer
 from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
+    FailOn,
+    FailOnOpt,
     ManifestOpt,
     NoColorOpt,
     QuietOpt,
     ScopeOpt,
     optional_path,
     optional_tuple,
+    threshold,
     use_rich,
 )
+from verifier.commands.output import ORDER_KEY, OrderedOptionsCommand
 from verifier.commands.sourceopts import (
     BaseOpt,
     GitOpt,
@@ -45,6 +49,7 @@ class Format(StrEnum):
 
 
 def check(
+    ctx: typer.Context,
     root: SourceArg = Path("."),
     fmt: Annotated[
         list[Format] | None,
@@ -52,22 +57,25 @@ def check(
             "--format",
             "-f",
             help="auto (rich on a terminal, text otherwise), text, json, markdown, junit, sarif "
-            "or github. Repeatable, paired in order with --output.",
+            "or github. Repeatable; each goes to the --output given right after it, or to "
+            "standard output (one format at most).",
             case_sensitive=False,
         ),
     ] = None,
     output: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Option(
             "--output",
             "-o",
-            help="Write the matching --format here instead of standard output. Repeatable.",
+            help="FORMAT=PATH, or PATH for the --format given just before it: write that "
+            "format to PATH instead of standard output. Repeatable.",
         ),
     ] = None,
     manifest: ManifestOpt = None,
     scope: ScopeOpt = None,
     no_color: NoColorOpt = False,
     quiet: QuietOpt = False,
+    fail_on: FailOnOpt = FailOn.ERROR,
     git: GitOpt = None,
     rev: RevOpt = None,
     base: BaseOpt = None,
@@ -95,13 +103,15 @@ def check(
 
     SOURCE is a folder, a zip, a tarball, REPO@REV or a BagIt bag; nothing is extracted.
 
-    Example: verify-evidence check . --format json -o report.json --format junit -o junit.xml
+    Example: verify-evidence check . --format github --output sarif=report.sarif
+    --format junit -o junit.xml
     """
-    from verifier.commands.output import plan, write
+    from verifier.commands.output import plan, tokens, write
     from verifier.formats import FORMATS
     from verifier.pipeline import Options, verify
 
-    pairs = plan([f.value for f in fmt or [Format.AUTO]], list(output or []))
+    given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
+    pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
     from verifier.commands.progress import progress_bar
 
@@ -121,15 +131,13 @@ def check(
         if quiet and path is None:
             continue
         if name == Format.AUTO and path is None and use_rich(True, no_color):
-            from rich.console import Console
+            from verifier.terminal import console, show
 
-            from verifier.terminal import show
-
-            show(report, Console())
+            show(report, console())
             continue
         write(path, FORMATS["text" if name == Format.AUTO else name](report))
-    return EXIT_OK if report.ok else EXIT_FINDINGS
+    return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(check)
+    app.command(cls=OrderedOptionsCommand)(check)

@@ -12,10 +12,13 @@ import typer
 from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
+    FailOn,
+    FailOnOpt,
     ManifestOpt,
     NoColorOpt,
     RootArg,
     optional_path,
+    threshold,
     use_rich,
 )
 
@@ -57,6 +60,7 @@ def table(
     ] = None,
     manifest: ManifestOpt = None,
     no_color: NoColorOpt = False,
+    fail_on: FailOnOpt = FailOn.ERROR,
 ) -> int:
     """Verify the archive, then print one row per case of its case catalogue.
 
@@ -82,15 +86,15 @@ def table(
             raise UsageError(f"no case {case!r} in the catalogue (cases: {known})")
         row = matches[0]
     if use_rich(fmt is TableFormat.AUTO and row is None, no_color):
-        from rich.console import Console
-
         from verifier.table.rich_view import show
+        from verifier.terminal import console
 
-        show(outcome, Console())
+        show(outcome, console())
     else:
         render_table, render_case = FORMATS["text" if fmt is TableFormat.AUTO else fmt.value]
         sys.stdout.write(render_table(outcome) if row is None else render_case(outcome, row))
-    return EXIT_OK if outcome.ok else EXIT_FINDINGS
+    failed = not outcome.ok or report.fails(threshold(fail_on))
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def register(app: typer.Typer) -> None:

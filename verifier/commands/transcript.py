@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from verifier.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, NoColorOpt, use_rich
+from verifier.commands import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    FailOn,
+    FailOnOpt,
+    NoColorOpt,
+    threshold,
+    use_rich,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -85,6 +94,7 @@ def check(
         ),
     ] = Format.AUTO,
     no_color: NoColorOpt = False,
+    fail_on: FailOnOpt = FailOn.ERROR,
 ) -> int:
     """Check that every tool call has exactly one result inside its answer window.
 
@@ -97,14 +107,14 @@ def check(
     except CannotRun as exc:
         return _cannot(str(exc))
     if fmt is Format.AUTO and use_rich(True, no_color):
-        from rich.console import Console
+        from verifier.terminal import console
 
-        _show(report, Console())
+        _show(report, console())
     else:
         from verifier.transcripts.report import FORMATS
 
         sys.stdout.write(FORMATS["text" if fmt is Format.AUTO else fmt.value](report))
-    return EXIT_OK if report.ok else EXIT_FINDINGS
+    return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
 
 
 @app.command("repair")
@@ -117,11 +127,13 @@ def repair(
         ),
     ],
     shape: ShapeOpt = None,
+    fail_on: FailOnOpt = FailOn.ERROR,
 ) -> int:
     """Close every dangling tool call with an explicit 'not run: the turn was interrupted'.
 
-    Orphaned results are left out; nothing else changes. Exit 0 when the output is clean, 1
-    when findings repair does not fix remain (reused ids), 2 when it cannot run.
+    Orphaned results are left out; nothing else changes. Exit 0 when the output has no error
+    left, 1 when errors repair does not fix remain (an id reused while its call was open), 2
+    when it cannot run. Notes (an id reused after its call was answered) do not block it.
 
     Example: verify-evidence transcript repair chat.json -o chat.repaired.json
     """
@@ -147,7 +159,7 @@ def repair(
         print(line, file=sys.stderr)
     if target != "-":
         print(f"wrote {target}", file=sys.stderr)
-    return EXIT_FINDINGS if result.remaining else EXIT_OK
+    return EXIT_FINDINGS if result.fails(threshold(fail_on)) else EXIT_OK
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -165,33 +177,34 @@ def _write(target: str, data: bytes) -> None:
     write_atomic(target, data)
 
 
-def _show(report: TranscriptReport, console: Console) -> None:
-    from rich.table import Table
+def _show(report: TranscriptReport, out: Console) -> None:
     from rich.text import Text
 
-    from verifier.formats.clean import clean_str
+    from verifier.formats.text import count_line
+    from verifier.terminal import SEVERITY_STYLE, grid, plain
     from verifier.transcripts.report import file_detail, location
 
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("transcript", overflow="fold")
-    table.add_column("status")
-    table.add_column("read as")
+    table = grid(("transcript", "status", "read as"), box=None, pad_edge=False)
     for f in report.files:
         status = Text("passed", "bold green") if f.ok else Text("failed", "bold red")
-        table.add_row(clean_str(f.path), status, file_detail(f))
-    console.print(table)
-    console.print(report.summary_line, style="bold")
+        table.add_row(plain(f.path), status, plain(file_detail(f)))
+    out.print(table)
+    out.print(Text(report.summary_line, style="bold"))
     items = [(f.path, x) for f in report.files for x in f.findings]
     if not items:
-        console.print("No findings.", style="green")
+        out.print(Text("No findings.", style="green"))
         return
-    findings = Table(title=f"{len(items)} finding(s)", show_header=True, header_style="bold")
-    findings.add_column("where", overflow="fold")
-    findings.add_column("code", style="red", no_wrap=True)
-    findings.add_column("message", overflow="fold")
+    findings = grid(
+        ("severity", "where", "code", "message"), title=Text(count_line([x for _, x in items]))
+    )
     for path, x in items:
-        findings.add_row(location(path, x), x.code, clean_str(x.message))
-    console.print(findings)
+        findings.add_row(
+            Text(x.severity.value, style=SEVERITY_STYLE[x.severity]),
+            Text(location(path, x)),
+            Text(x.code, style="red"),
+            plain(x.message),
+        )
+    out.print(findings)
 
 
 def register(parent: typer.Typer) -> None:

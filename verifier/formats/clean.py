@@ -1,16 +1,14 @@
-"""Make names printable: file names that are not UTF-8 are kept as ``\\udcXX`` escapes."""
+"""Make names printable: file names that are not UTF-8 are kept as ``\\udcXX`` escapes.
+
+:func:`clean_str` is :func:`verifier.formats.inert.exact`, for machine formats (JSON, SARIF);
+views for people use the other functions of :mod:`verifier.formats.inert`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-
-def clean_str(value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    return value
+from verifier.formats.inert import exact as clean_str
 
 
 def clean(value: Any) -> Any:
@@ -21,3 +19,6 @@ def clean(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [clean(v) for v in value]
     return value
+
+
+__all__ = ["clean", "clean_str"]

@@ -1,37 +1,38 @@
-"""GitHub Actions workflow commands: one ``::error`` per finding, then a ``::notice`` summary.
+"""GitHub Actions workflow commands: one annotation per finding (``::error``, ``::warning`` or
+``::notice`` by its severity), then a summary.
 
-Annotations appear on the files in a pull request's diff. Values are escaped as the runner
-expects (``%``, CR and LF in messages; also ``:`` and ``,`` in properties).
+Annotations appear on the files in a pull request's diff. Archive text goes through
+:func:`verifier.formats.inert.github_data` and :func:`~verifier.formats.inert.github_property`:
+control characters are visible escapes, and ``%``, CR and LF (and ``:`` and ``,`` in
+properties) are escaped as the runner expects, so no text can end a command or start another.
 """
 
 from __future__ import annotations
 
-from verifier.formats.clean import clean_str
-from verifier.model import Report
+from verifier.formats.inert import github_data, github_property
+from verifier.formats.text import count_line
+from verifier.model import Report, Severity
 
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
 
 def render(report: Report) -> str:
     lines = []
     for finding in report.findings:
-        props = [f"file={_prop(clean_str(finding.path))}"]
+        props = [f"file={github_property(finding.path)}"]
         if finding.line is not None:
             props.append(f"line={finding.line}")
-        props.append(f"title={_prop(finding.code)}")
-        message = clean_str(finding.message)
+        props.append(f"title={github_property(finding.code)}")
+        message = finding.message
         if finding.pointer:
-            message = f"{clean_str(finding.pointer)}: {message}"
+            message = f"{finding.pointer}: {message}"
         if finding.hint:
-            message += f" (hint: {clean_str(finding.hint)})"
-        lines.append(f"::error {','.join(props)}::{_data(message)}")
+            message += f" (hint: {finding.hint})"
+        lines.append(f"::{COMMAND[finding.severity]} {','.join(props)}::{github_data(message)}")
     stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in report.stages)
+    summary = f"{stages}; {report.summary_line}"
+    if report.findings:
+        summary += f"; {count_line(report.findings)}"
     level = "notice" if report.ok else "error"
-    lines.append(f"::{level} title=verify-evidence::{_data(stages + '; ' + report.summary_line)}")
+    lines.append(f"::{level} title=verify-evidence::{github_data(summary)}")
     return "\n".join(lines) + "\n"

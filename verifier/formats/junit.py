@@ -1,56 +1,62 @@
 """JUnit XML: a test suite per stage; a test case per file checked (integrity, validity) and
-per assertion (consistency); each finding becomes a ``<failure>`` of its test case.
+per assertion (consistency). Only a finding of severity error fails: it becomes a
+``<failure>`` of its test case; warnings and notes are listed in the case's ``<system-out>``.
 
-Deterministic: sorted cases, ``time="0"``, no timestamps or host names.
+Archive text goes through :func:`verifier.formats.inert.xml_text` (visible escapes for
+control and format characters, then XML escaping): the output holds only characters XML 1.0
+allows and parses with any XML parser. Deterministic: sorted cases, ``time="0"``, no
+timestamps or host names.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from verifier.formats.clean import clean_str
-from verifier.model import AssertionResult, AssertionStatus, Finding, Report, Stage
+from verifier.formats.inert import xml_attr as quoteattr
+from verifier.formats.inert import xml_text as escape
+from verifier.model import AssertionResult, AssertionStatus, Finding, Report, Severity, Stage
 
 Case = tuple[str, list[Finding]]
 
 
-def escape(text: str) -> str:
-    """XML character data (not xml.sax.saxutils: it imports urllib and slows start-up)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def quoteattr(text: str) -> str:
-    """A double-quoted XML attribute value; newlines and tabs kept as character references."""
-    value = escape(text).replace('"', "&quot;")
-    return '"' + value.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;") + '"'
-
-
-def _failure(finding: Finding) -> str:
+def _body(finding: Finding) -> str:
     where = finding.path + (f":{finding.line}" if finding.line else "")
     where += f"#{finding.pointer}" if finding.pointer else ""
     body = f"{where}: {finding.code}: {finding.message}"
     if finding.hint:
         body += f" (hint: {finding.hint})"
+    return body
+
+
+def _failure(finding: Finding) -> str:
     return (
-        f"      <failure message={quoteattr(clean_str(finding.message))} "
-        f"type={quoteattr(finding.code)}>{escape(clean_str(body))}</failure>"
+        f"      <failure message={quoteattr(finding.message)} "
+        f"type={quoteattr(finding.code)}>{escape(_body(finding))}</failure>"
     )
 
 
+def _errors(found: list[Finding]) -> list[Finding]:
+    return [f for f in found if f.severity is Severity.ERROR]
+
+
 def _suite(name: str, cases: list[Case]) -> list[str]:
-    failures = sum(1 for _, found in cases if found)
+    failures = sum(1 for _, found in cases if _errors(found))
     out = [
         f'  <testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
         f'errors="0" skipped="0" time="0">'
     ]
     for case_name, found in cases:
-        label = quoteattr(clean_str(case_name))
+        label = quoteattr(case_name)
         head = f'    <testcase name={label} classname={quoteattr(name)} time="0"'
         if not found:
             out.append(head + "/>")
             continue
         out.append(head + ">")
-        out.extend(_failure(f) for f in found)
+        out.extend(_failure(f) for f in _errors(found))
+        lesser = [f for f in found if f.severity is not Severity.ERROR]
+        if lesser:
+            text = "\n".join(escape(f"{f.severity.value}: {_body(f)}") for f in lesser)
+            out.append(f"      <system-out>{text}</system-out>")
         out.append("    </testcase>")
     out.append("  </testsuite>")
     return out
@@ -98,7 +104,7 @@ def render(report: Report) -> str:
         consistency.append(("case catalogue", catalogue))
     suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
     tests = sum(len(cases) for _, cases in suites)
-    failures = sum(1 for _, cases in suites for _, found in cases if found)
+    failures = sum(1 for _, cases in suites for _, found in cases if _errors(found))
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites name="verify-evidence" tests="{tests}" failures="{failures}" '

@@ -1,26 +1,28 @@
 """A Markdown summary fit for ``$GITHUB_STEP_SUMMARY``: stages, manifest, schemas,
-assertions, findings and, when the archive has a case catalogue, the outcome table."""
+assertions, findings and, when the archive has a case catalogue, the outcome table.
+
+Archive text (names, messages, assertion ids) goes through
+:func:`verifier.formats.inert.markdown` and never into a code span: no raw HTML (``<!--``
+would hide the rest of a step summary), link, emphasis or cell separator survives.
+"""
 
 from __future__ import annotations
 
-from verifier.formats.clean import clean_str
-from verifier.formats.text import stage_detail
+from verifier.formats.inert import markdown as _esc
+from verifier.formats.text import count_line, stage_detail
 from verifier.model import AssertionStatus, Report
 
 MAX_FINDINGS = 200
 
 
-def _esc(text: str) -> str:
-    return clean_str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def render(report: Report) -> str:
-    verdict = "passed" if report.ok else f"FAILED ({len(report.findings)} findings)"
-    scope = ", ".join(f"`{s}`" for s in report.scope) or "none"
+    errors = sum(len(s.errors) for s in report.stages)
+    verdict = "passed" if report.ok else f"FAILED ({errors} error{'s' if errors != 1 else ''})"
+    scope = ", ".join(_esc(s) for s in report.scope) or "none"
     lines = [
         f"## verify-evidence: {verdict}",
         "",
-        f"Manifest `{_esc(report.manifest)}`, {report.integrity.counts.get('listed', 0)} files "
+        f"Manifest {_esc(report.manifest)}, {report.integrity.counts.get('listed', 0)} files "
         f"listed; unlisted files looked for in {scope}. {report.summary_line}.",
         "",
         "| Stage | Status | Checked |",
@@ -38,15 +40,24 @@ def render(report: Report) -> str:
             "| Assertion | Status | Message |",
             "|---|---|---|",
         ]
-        lines += [f"| `{a.id}` | {a.status.value} | {_esc(a.message)} |" for a in not_passed]
+        lines += [f"| {_esc(a.id)} | {a.status.value} | {_esc(a.message)} |" for a in not_passed]
     findings = report.findings
     if findings:
-        lines += ["", "### Findings", "", "| Code | Where | Message |", "|---|---|---|"]
+        lines += [
+            "",
+            "### Findings",
+            "",
+            count_line(findings) + ".",
+            "",
+            "| Severity | Code | Where | Message |",
+            "|---|---|---|---|",
+        ]
         for f in findings[:MAX_FINDINGS]:
             where = (
                 f.path + (f":{f.line}" if f.line else "") + (f"#{f.pointer}" if f.pointer else "")
             )
-            lines.append(f"| `{f.code}` | `{_esc(where)}` | {_esc(f.message)} |")
+            message = f.message + (f" (hint: {f.hint})" if f.hint else "")
+            lines.append(f"| {f.severity.value} | `{f.code}` | {_esc(where)} | {_esc(message)} |")
         if len(findings) > MAX_FINDINGS:
             lines.append(f"\n{len(findings) - MAX_FINDINGS} more findings: see the JSON report.")
     from verifier.table import DEFAULT_CATALOGUE, build_table

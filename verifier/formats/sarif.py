@@ -1,4 +1,6 @@
 """SARIF 2.1.0: one result per finding, a rule per finding code, the file as artifact location.
+A result's ``level`` is its finding's severity (``error``, ``warning``, ``note``), and each rule's
+default level the severity fixed for its code. Text is kept exactly (JSON escaping is inert).
 
 Deterministic: no timestamps, no absolute paths; artifact URIs are relative to the archive
 root (``%SRCROOT%``), so code-scanning UIs show them on the repository's files.
@@ -12,7 +14,7 @@ from urllib.parse import quote
 import orjson
 
 from verifier.formats.clean import clean, clean_str
-from verifier.model import CODES, Report
+from verifier.model import CODES, Report, severity_of
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -23,7 +25,7 @@ def _rules() -> list[dict[str, Any]]:
             "id": code,
             "name": "".join(part.title() for part in code.replace(".", "-").split("-")),
             "shortDescription": {"text": meaning[0].upper() + meaning[1:] + "."},
-            "defaultConfiguration": {"level": "error"},
+            "defaultConfiguration": {"level": severity_of(code).value},
             "properties": {"stage": stage.value},
         }
         for code, (stage, meaning) in sorted(CODES.items())
@@ -48,7 +50,7 @@ def render(report: Report) -> str:
         result: dict[str, Any] = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
-            "level": "error",
+            "level": finding.severity.value,
             "message": {"text": finding.message},
             "locations": [location],
         }

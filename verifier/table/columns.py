@@ -18,34 +18,47 @@ HEADERS = (
 )
 
 Marker = Callable[[str], str]
+Escape = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def plain_mark(text: str) -> str:
     return f"UNVERIFIED {text}"
 
 
-def shown(cell: Cell, mark: Marker, as_count: bool = False) -> str:
+def shown(cell: Cell, mark: Marker, as_count: bool = False, esc: Escape = _same) -> str:
     text = cell.shown(as_count)
     if cell.evidence:
         text += f" [{cell.evidence}]"
-    return text if cell.verified else mark(text)
+    return esc(text) if cell.verified else mark(esc(text))
 
 
-def joined(cells: Iterable[Cell], mark: Marker, empty: str = "none", as_count: bool = False) -> str:
-    parts = [shown(c, mark, as_count) for c in cells]
+def joined(
+    cells: Iterable[Cell],
+    mark: Marker,
+    empty: str = "none",
+    as_count: bool = False,
+    esc: Escape = _same,
+) -> str:
+    parts = [shown(c, mark, as_count, esc) for c in cells]
     return "; ".join(parts) if parts else empty
 
 
-def row_values(row: CaseRow, mark: Marker = plain_mark) -> tuple[str, ...]:
+def row_values(row: CaseRow, mark: Marker = plain_mark, esc: Escape = _same) -> tuple[str, ...]:
+    """The row's cells as text. ``esc`` makes archive text inert for a view whose ``mark``
+    adds markup of its own (it is applied to the text before ``mark``, never to the mark)."""
     return (
-        row.title,
-        row.kind,
-        joined(row.counts, mark, as_count=True),
-        joined(row.outcomes, mark),
-        shown(row.acceptance, mark) if row.acceptance else NOT_RECORDED,
-        joined(row.readbacks, mark),
-        "; ".join(row.limits) or "none stated",
-        ", ".join(row.evidence),
+        esc(row.title),
+        esc(row.kind),
+        joined(row.counts, mark, as_count=True, esc=esc),
+        joined(row.outcomes, mark, esc=esc),
+        shown(row.acceptance, mark, esc=esc) if row.acceptance else NOT_RECORDED,
+        joined(row.readbacks, mark, esc=esc),
+        "; ".join(esc(limit) for limit in row.limits) or "none stated",
+        ", ".join(esc(e) for e in row.evidence),
     )
 
 

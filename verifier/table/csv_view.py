@@ -1,10 +1,15 @@
-"""CSV: one row per case (or, for one case, one row per value with its source)."""
+"""CSV: one row per case (or, for one case, one row per value with its source).
+
+Every cell goes through :func:`verifier.formats.inert.csv_cell`: a value a spreadsheet would
+run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR first) starts with ``'``.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 
+from verifier.formats.inert import csv_cell
 from verifier.table.columns import HEADERS, row_values
 from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
@@ -13,7 +18,7 @@ from verifier.table.model import CaseRow, OutcomeTable
 def _write(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows(rows)
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows)
     return buffer.getvalue()
 
 

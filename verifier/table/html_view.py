@@ -1,13 +1,13 @@
 """One self-contained HTML page: inline style, no script, no external reference.
 
 It holds the verification status, the table, and for each case the evidence files behind it
-(paths and SHA-256 digests) and where every value came from.
+(paths and SHA-256 digests) and where every value came from. Every string goes through
+:func:`verifier.formats.inert.html_text`: no tag, comment or entity of a record survives.
 """
 
 from __future__ import annotations
 
-from html import escape
-
+from verifier.formats.inert import html_text as escape
 from verifier.table.columns import HEADERS, row_values
 from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable

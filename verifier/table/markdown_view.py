@@ -1,14 +1,16 @@
-"""Markdown, fit for a CI step summary (``$GITHUB_STEP_SUMMARY``)."""
+"""Markdown, fit for a CI step summary (``$GITHUB_STEP_SUMMARY``).
+
+Every string from the archive goes through :func:`verifier.formats.inert.markdown` and is
+never put in a code span (a code span cannot escape a backtick): no raw HTML, comment opener,
+link, emphasis or cell separator of a record survives.
+"""
 
 from __future__ import annotations
 
+from verifier.formats.inert import markdown as _esc
 from verifier.table.columns import HEADERS, problem_lines, row_values
 from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
-
-
-def _esc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def _mark(text: str) -> str:
@@ -26,7 +28,7 @@ def render(table: OutcomeTable) -> str:
     lines.append("| " + " | ".join(HEADERS) + " |")
     lines.append("|" + "---|" * len(HEADERS))
     for row in table.cases:
-        lines.append("| " + " | ".join(_esc(v) for v in row_values(row, _mark)) + " |")
+        lines.append("| " + " | ".join(row_values(row, _mark, _esc)) + " |")
     lines.append("")
     lines.append(
         "Counts are per case and are not combined across cases. The original acceptance "
@@ -44,7 +46,7 @@ def render(table: OutcomeTable) -> str:
 
 def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines = _status(table)
-    lines.append(f"### {_esc(row.title)} (`{row.id}`, {row.kind})")
+    lines.append(f"### {_esc(row.title)} ({_esc(row.id)}, {_esc(row.kind)})")
     lines.append("")
     lines.append("| Group | Value | Source | SHA-256 | Established by | Verified |")
     lines.append("|---|---|---|---|---|---|")
@@ -54,7 +56,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
             by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"
             ok = "yes" if cell.verified else "NO: " + "; ".join(cell.problems)
             lines.append(
-                f"| {name} | {_esc(cell.shown())} | `{_esc(cell.path)}#{_esc(cell.pointer)}`"
+                f"| {name} | {_esc(cell.shown())} | {_esc(cell.path)}#{_esc(cell.pointer)}"
                 f" | `{cell.sha256 or 'none'}` | {_esc(by)} | {_esc(ok)} |"
             )
     lines.append("")
@@ -62,5 +64,5 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines.append("")
     lines.append("Assertions covering the case:")
     lines.append("")
-    lines.extend(f"- `{aid}`: {status}" for aid, status in row.assertions)
+    lines.extend(f"- {_esc(aid)}: {_esc(status)}" for aid, status in row.assertions)
     return "\n".join(lines) + "\n"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
-from verifier.model import AssertionStatus, Report
+from verifier.model import AssertionStatus, Report, Severity
 from verifier.records import CATALOGUE
 
 DEFAULT_CATALOGUE = CATALOGUE
@@ -164,7 +164,9 @@ class _Builder:
             if f.status != "ok":
                 self.file_problems.setdefault(f.path, []).append(f"the file is {f.status}")
         for finding in report.findings:
-            if finding.code.startswith("assertion."):
+            # an assertion's own findings mark the cells it reads; warnings and notes do not
+            # make a value unverified
+            if finding.code.startswith("assertion.") or finding.severity is not Severity.ERROR:
                 continue
             where = finding.path + (f"#{finding.pointer}" if finding.pointer else "")
             self.file_problems.setdefault(finding.path, []).append(f"{finding.code} at {where}")

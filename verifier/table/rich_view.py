@@ -1,25 +1,30 @@
-"""The rich view of the table for a terminal. Only the CLI imports this module."""
+"""The rich view of the table for a terminal. Only the CLI imports this module.
+
+Cells are :class:`rich.text.Text` built from :func:`verifier.formats.inert.visible`, never
+markup: a record value such as ``[/bold]`` is shown as written.
+"""
 
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
+from verifier.formats.inert import visible
 from verifier.table.columns import HEADERS, problem_lines, row_values
 from verifier.table.model import OutcomeTable
+from verifier.terminal import grid
+
+_MARK = "\u26a0 "
 
 
-def show(table: OutcomeTable, console: Console) -> None:
-    console.print(table.status_line(), style="bold green" if table.ok else "bold red")
+def show(table: OutcomeTable, out: Console) -> None:
+    out.print(Text(visible(table.status_line()), style="bold green" if table.ok else "bold red"))
     for problem in table.problems:
-        console.print(f"catalogue problem: {problem}", style="red")
-    grid = Table(show_header=True, header_style="bold", show_lines=True)
-    for header in HEADERS:
-        grid.add_column(header, overflow="fold")
+        out.print(Text(f"catalogue problem: {visible(problem)}", style="red"))
+    cells = grid(HEADERS, show_lines=True)
     for row in table.cases:
-        values = row_values(row, lambda t: f"\u26a0 {t}")
-        grid.add_row(*(Text(v, style="red" if "\u26a0" in v else "") for v in values))
-    console.print(grid)
+        values = row_values(row, lambda t: _MARK + t)
+        cells.add_row(*(Text(visible(v), style="red" if _MARK in v else "") for v in values))
+    out.print(cells)
     for line in (p for row in table.cases for p in problem_lines(row)):
-        console.print(f"unverified: {line}", style="red")
+        out.print(Text(f"unverified: {visible(line)}", style="red"))

@@ -1,7 +1,12 @@
-"""Plain text: the verification status first, then one block per case (or one case in depth)."""
+"""Plain text: the verification status first, then one block per case (or one case in depth).
+
+Each line goes through :func:`verifier.formats.inert.visible`: a newline or a control sequence
+in a record value is an escape, never a line or a terminal command of its own.
+"""
 
 from __future__ import annotations
 
+from verifier.formats.inert import visible
 from verifier.table.columns import HEADERS, problem_lines, row_values
 from verifier.table.columns import groups as columns_groups
 from verifier.table.model import CaseRow, OutcomeTable
@@ -22,7 +27,7 @@ def render(table: OutcomeTable) -> str:
         lines.append("")
         lines.append("Unverified cells:")
         lines.extend(f"  {p}" for p in problems)
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def render_case(table: OutcomeTable, row: CaseRow) -> str:
@@ -49,4 +54,4 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines.extend(f"    {aid}: {status}" for aid, status in row.assertions)
     lines.append("  files:")
     lines.extend(f"    {digest or '(no digest)'}  {path}" for path, digest in row.files)
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"

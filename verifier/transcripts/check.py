@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier import __version__
+from verifier.model import Severity, severity_of
 from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.document import Document, DocumentError, parse
 from verifier.transcripts.model import MALFORMED, Entry, Pairing, pair
@@ -33,8 +34,16 @@ class TranscriptFinding:
     line: int | None = None
     pointer: str | None = None
 
+    @property
+    def severity(self) -> Severity:
+        return severity_of(self.code)
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+        }
         for key, value in (
             ("index", self.index),
             ("callId", self.call_id),
@@ -61,7 +70,11 @@ class FileReport:
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        """No error (warnings and notes are listed, and fail only under ``--fail-on``)."""
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+    def fails(self, threshold: Severity = Severity.ERROR) -> bool:
+        return any(f.severity.reaches(threshold) for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,13 +100,17 @@ class TranscriptReport:
     def ok(self) -> bool:
         return all(f.ok for f in self.files)
 
+    def fails(self, threshold: Severity = Severity.ERROR) -> bool:
+        """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""
+        return any(f.fails(threshold) for f in self.files)
+
     @property
     def findings(self) -> int:
         return sum(len(f.findings) for f in self.files)
 
     @property
     def summary_line(self) -> str:
-        failing = sum(not f.ok for f in self.files)
+        failing = sum(bool(f.findings) for f in self.files)
         return (
             f"{len(self.files)} transcript(s) checked, {failing} with findings, "
             f"{self.findings} finding(s)"

@@ -13,7 +13,10 @@ turn: user text, a system prompt, the start of an assistant message). The rules 
   that has its tool name (Gemini: the first open call with its tool name);
 * a result that answers nothing is an **orphan** (no such call before it), a **duplicate** (the
   call already has its result) or **misplaced** (the call's window had already closed);
-* a call id used a second time is **reused** (the second call still gets paired);
+* a call id used a second time is **reused** (the second call still gets paired): an error
+  while an earlier call with that id has no result (a later result with that id could be
+  meant for either), a note when every earlier call with it was answered (the walk pairs by
+  position, so nothing is ambiguous; real histories do this);
 * a result the shape marks as an interruption record must say :data:`INTERRUPTED_MARKER`;
 * a result that answers a call by its id and also names a tool must name the call's tool
   (it still answers the call: the id decides).
@@ -34,6 +37,7 @@ ORPHAN = "transcript.orphan-result"
 DUPLICATE = "transcript.duplicate-result"
 MISPLACED = "transcript.misplaced-result"
 REUSED = "transcript.reused-id"
+REUSED_ANSWERED = "transcript.reused-answered-id"
 UNMARKED = "transcript.unmarked-interruption"
 NAME_MISMATCH = "transcript.name-mismatch"
 MALFORMED = "transcript.malformed"
@@ -165,15 +169,28 @@ class _Walk:
     def register(self, calls: list[Call]) -> None:
         for call in calls:
             if call.has_id and call.id in self.by_id:
-                first = self.by_id[call.id][0]
-                self.problem(
-                    REUSED,
-                    call,
-                    call.id,
-                    call.name,
-                    f"message {call.index}: call id {call.id} ({call.name}) was already used "
-                    f"in message {first.index}",
-                )
+                earlier = self.by_id[call.id]
+                unanswered = [c for c in earlier if c not in self.out.answers]
+                if unanswered:
+                    self.problem(
+                        REUSED,
+                        call,
+                        call.id,
+                        call.name,
+                        f"message {call.index}: call id {call.id} ({call.name}) was already "
+                        f"used in message {unanswered[0].index} by a call that has no result, "
+                        f"so a later result with that id could belong to either",
+                    )
+                else:
+                    self.problem(
+                        REUSED_ANSWERED,
+                        call,
+                        call.id,
+                        call.name,
+                        f"message {call.index}: call id {call.id} ({call.name}) was already "
+                        f"used in message {earlier[-1].index}, by a call answered before this "
+                        f"one was made",
+                    )
             if call.has_id:
                 self.by_id.setdefault(call.id, []).append(call)
                 self.out.calls.setdefault(call.id, call)

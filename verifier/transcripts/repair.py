@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifier.model import Severity
 from verifier.transcripts.check import CannotRun, Malformed, TranscriptFinding, load
 from verifier.transcripts.interface import Shape
 from verifier.transcripts.model import Call, Pairing, Result
@@ -74,8 +75,12 @@ class RepairResult:
             label = r.call_id if r.call_id is not None else f"{r.name or '?'} (no call id)"
             lines.append(f"  left out: result in message {r.index} for {label} ({d.code})")
         for f in self.remaining:
-            lines.append(f"  not repaired: {f.code}: {f.message}")
+            lines.append(f"  not repaired: {f.code} ({f.severity.value}): {f.message}")
         return lines
+
+    def fails(self, threshold: Severity = Severity.ERROR) -> bool:
+        """Whether a finding left in the output reaches ``threshold`` (the exit code)."""
+        return any(f.severity.reaches(threshold) for f in self.remaining)
 
 
 @dataclass(slots=True)
