@@ -70,9 +70,9 @@ def by_severity(findings: Iterable[T]) -> list[tuple[Severity, list[T]]]:
 
 
 def count_line(findings: Sequence[HasSeverity]) -> str:
-    """``3 finding(s): 2 error(s), 1 note(s)``."""
+    """``3 finding(s) (2 error(s), 1 note(s))``."""
     parts = [f"{len(items)} {s.value}(s)" for s, items in by_severity(findings)]
-    return f"{len(findings)} finding(s): {', '.join(parts)}"
+    return f"{len(findings)} finding(s) ({', '.join(parts)})"
 
 
 def render(report: Report) -> str:
