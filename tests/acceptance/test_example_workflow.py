@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from tests.acceptance.test_formats import sarif_validator, tampered
 from tests.conftest import REPO

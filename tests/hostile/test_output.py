@@ -347,12 +347,16 @@ def test_table_case_views_are_inert(hostile: Path) -> None:
             watch=[hostile.parent],
         )
         assert_safe(run, rc=1, json_report=False)
-        {
-            "text": lambda t: assert_no_unsafe_characters(t, "case text"),
-            "markdown": lambda t: assert_markdown_inert(t, "case markdown"),
-            "csv": lambda t: assert_csv_inert(t, "case csv"),
-            "html": lambda t: assert_html_inert(t, "case html"),
-        }[fmt](run.stdout)
+        where = f"case {fmt}"
+        if fmt == "text":
+            assert_no_unsafe_characters(run.stdout, where)
+            assert_no_forged_lines(run.stdout, where)
+        elif fmt == "markdown":
+            assert_markdown_inert(run.stdout, where)
+        elif fmt == "csv":
+            assert_csv_inert(run.stdout, where)
+        else:
+            assert_html_inert(run.stdout, where)
 
 
 # --- transcripts ---------------------------------------------------------------------------
