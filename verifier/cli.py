@@ -1,8 +1,9 @@
 """The ``verify-evidence`` command: a thin layer that parses options, calls the core, renders,
 and maps the result to an exit code. Each subcommand lives in ``verifier.commands``.
 
-Exit codes: 0 no findings; 1 at least one finding; 2 the command could not run (bad
-arguments, ROOT missing, no manifest); 3 an unexpected internal error (one line, no traceback).
+Exit codes: 0 no error; 1 at least one finding of severity error (or of the severity --fail-on
+names, or higher); 2 the command could not run (bad arguments, ROOT missing, no manifest); 3 an
+unexpected internal error (one line, no traceback).
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ for _name in COMMANDS:
 
 
 def _fail(message: str) -> NoReturn:
-    print(f"verify-evidence: error: {message}", file=sys.stderr)
+    # one line, whatever the message quotes (a case id, a file name): escapes, never controls
+    from verifier.formats.inert import visible
+
+    print(f"verify-evidence: error: {visible(message)}", file=sys.stderr)
     sys.exit(EXIT_USAGE)
 
 
@@ -77,7 +81,12 @@ def main(argv: list[str] | None = None) -> None:
             if type(exc).__name__ == "NoArgsIsHelpError":
                 _fail(f"missing command ({', '.join(COMMANDS)}); see 'verify-evidence --help'")
             _fail(exc.format_message())
-        print(f"verify-evidence: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        from verifier.formats.inert import visible
+
+        print(
+            f"verify-evidence: internal error: {type(exc).__name__}: {visible(str(exc))}",
+            file=sys.stderr,
+        )
         sys.exit(EXIT_INTERNAL)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 

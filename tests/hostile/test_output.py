@@ -472,3 +472,17 @@ def test_rich_transcript_check_shows_markup_as_written(tmp_path: Path) -> None:
         ["transcript", "check", str(path), "--shape", "openai-chat"], tmp_path
     )
     assert_terminal_inert(rc, out, err, ("t[/bold].json", "[/bold]", "[bold red]styled[/]"))
+
+
+def test_transcript_repair_summary_is_inert(tmp_path: Path) -> None:
+    path = hostile_transcript(tmp_path / "in")
+    out = tmp_path / "out.json"
+    run = run_cli(
+        ["transcript", "repair", str(path), "--shape", "openai-chat", "-o", str(out)],
+        watch=[tmp_path / "in"],
+    )
+    assert_safe(run, rc=0, json_report=False)
+    assert_no_unsafe_characters(run.stderr, "repair summary")
+    assert_no_forged_lines(run.stderr, "repair summary")
+    added = [ln for ln in run.stderr.splitlines() if ln.startswith("  added: result for call ")]
+    assert len(added) == len(HOSTILE) - 1

@@ -32,7 +32,8 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress | None]:
             from rich.console import Console
             from rich.progress import Progress as Bar
 
-            new_bar = Bar(console=Console(stderr=True), transient=True)
+            console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+            new_bar = Bar(console=console, transient=True)
             new_bar.start()
             state["bar"] = new_bar
         bar = state["bar"]

@@ -76,7 +76,9 @@ def _group(ctx: typer.Context) -> None:
 
 
 def _cannot(message: str) -> int:
-    print(f"verify-evidence: error: {message}", file=sys.stderr)
+    from verifier.formats.inert import visible
+
+    print(f"verify-evidence: error: {visible(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -155,10 +157,12 @@ def repair(
             _write(target, result.output)
         except OSError as exc:
             return _cannot(f"cannot write {target}: {exc.strerror or exc}")
-    for line in result.summary():
-        print(line, file=sys.stderr)
+    from verifier.formats.inert import visible
+
+    for line in result.summary():  # call ids and tool names come from the transcript
+        print(visible(line), file=sys.stderr)
     if target != "-":
-        print(f"wrote {target}", file=sys.stderr)
+        print(f"wrote {visible(target)}", file=sys.stderr)
     return EXIT_FINDINGS if result.fails(threshold(fail_on)) else EXIT_OK
 
 
