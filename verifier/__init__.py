@@ -22,12 +22,14 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from verifier.model import (
         CODES,
+        SEVERITIES,
         AssertionResult,
         AssertionStatus,
         FileEntry,
         Finding,
         Read,
         Report,
+        Severity,
         Stage,
         StageResult,
         StageStatus,
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "CODES": "verifier.model",
+    "SEVERITIES": "verifier.model",
+    "Severity": "verifier.model",
     "AssertionResult": "verifier.model",
     "AssertionStatus": "verifier.model",
     "FileEntry": "verifier.model",
@@ -76,6 +80,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CODES",
+    "SEVERITIES",
     "AssertionResult",
     "AssertionStatus",
     "FileEntry",
@@ -83,6 +88,7 @@ __all__ = [
     "Options",
     "Read",
     "Report",
+    "Severity",
     "Stage",
     "StageResult",
     "StageStatus",
