@@ -200,6 +200,8 @@ SEVERITIES: dict[str, Severity] = {
     "source.unreadable": Severity.ERROR,
     "bag.malformed": Severity.ERROR,
     "bag.oxum-mismatch": Severity.ERROR,
+    "bag.fetch-invalid": Severity.ERROR,
+    "bag.not-fetched": Severity.ERROR,  # a file not checked is never a pass
     "record.invalid-json": Severity.ERROR,
     "record.duplicate-key": Severity.ERROR,
     "record.no-schema": Severity.ERROR,
