@@ -192,6 +192,8 @@ SEVERITIES: dict[str, Severity] = {
     "manifest.unreadable": Severity.ERROR,
     "manifest.not-regular": Severity.ERROR,
     "manifest.empty": Severity.ERROR,
+    "manifest.refused": Severity.ERROR,
+    "manifest.unreadable-folder": Severity.ERROR,  # files in it were not checked
     "manifest.git-blob-mismatch": Severity.ERROR,
     "source.unsafe-member": Severity.ERROR,
     "source.duplicate-member": Severity.ERROR,
