@@ -13,9 +13,8 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from verifier.formats.clean import clean
+from verifier.jsonwrite import dumps_report
 from verifier.pipeline import Run
 from verifier.sources.safety import Limits
 
@@ -70,5 +69,4 @@ def audit_record(run: Run, location: str, limits: Limits, created_at: str) -> di
 
 def render(record: dict[str, Any]) -> str:
     """The record as JSON: sorted keys, two-space indent, LF."""
-    data = orjson.dumps(clean(record), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    return data.decode("utf-8") + "\n"
+    return dumps_report(clean(record)) + "\n"

@@ -4,6 +4,11 @@ Refused, each with its own reason: a byte order mark, invalid UTF-8, duplicate o
 (reported with the JSON pointer of the object), ``NaN``/``Infinity``, trailing data, and
 nesting deeper than :data:`MAX_DEPTH`. Integers of any size parse (Python ints); an integer
 too long for Python's int/str conversion limit is refused, not a crash.
+
+Numbers keep their exact value (:mod:`verifier.numbers`): a literal no double holds is a
+:class:`~verifier.numbers.JsonFloat` carrying its literal. One a double cannot stand for at
+all (``1e400`` overflows, ``1e-400`` is not zero but rounds to it) is valid JSON, so the value
+is returned, with a ``record.unrepresentable-number`` problem at its pointer.
 """
 
 from __future__ import annotations
@@ -13,12 +18,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.numbers import JsonFloat, float_from_literal, float_keeping_spelling
+
 MAX_DEPTH = 256
+MAX_NUMBER_PROBLEMS = 10  # per text; the rest are counted in one more problem
+UNREPRESENTABLE = "record.unrepresentable-number"
 
 
 @dataclass(frozen=True, slots=True)
 class JsonProblem:
-    code: str  # record.invalid-json | record.duplicate-key
+    code: str  # record.invalid-json | record.duplicate-key | record.unrepresentable-number
     message: str
     pointer: str | None = None
     line: int | None = None
@@ -105,8 +114,58 @@ def _depth_and_dups(value: Any) -> tuple[int, list[tuple[str, str]]]:
     return deepest, dups
 
 
-def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
-    """Parse ``data``; returns the value (``None`` if unusable) and the problems found."""
+def _unrepresentable(value: Any) -> list[JsonProblem]:
+    """A problem for each number in ``value`` a double cannot stand for (document order)."""
+    found: list[tuple[str, str]] = []
+    total = 0
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, dict):
+            children = [(c, f"{pointer}/{escape_token(k)}") for k, c in node.items()]
+        elif isinstance(node, list):
+            children = [(c, f"{pointer}/{i}") for i, c in enumerate(node)]
+        else:
+            if isinstance(node, JsonFloat) and not node.representable:
+                total += 1
+                if len(found) < MAX_NUMBER_PROBLEMS:
+                    found.append((pointer, node.literal))
+            continue
+        stack.extend(reversed(children))
+    problems = []
+    for pointer, literal in found:
+        shown = literal if len(literal) <= 40 else literal[:37] + "..."
+        why = "beyond the range of" if float(literal) != 0 else "too small for"
+        problems.append(
+            JsonProblem(
+                UNREPRESENTABLE,
+                f"The number {shown} is {why} an IEEE 754 double (RFC 8259 §6, I-JSON RFC 7493 "
+                "§2.2): most JSON readers turn it into "
+                + ("an infinity" if why.startswith("beyond") else "zero")
+                + "; write it within the double range, or as a string.",
+                pointer=pointer,
+            )
+        )
+    if total > len(found):
+        problems.append(
+            JsonProblem(
+                UNREPRESENTABLE,
+                f"{total - len(found)} further number(s) a double cannot represent not shown.",
+                pointer="",
+            )
+        )
+    return problems
+
+
+def _int_keeping_spelling(literal: str) -> int | float:
+    return JsonFloat(literal, -0.0) if literal == "-0" else int(literal)
+
+
+def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[JsonProblem]]:
+    """Parse ``data``; returns the value (``None`` if unusable) and the problems found.
+
+    Numbers keep their exact value; with ``keep_spelling`` every number that is not written
+    as Python would write it keeps its literal too (for writing the text back unchanged)."""
     if data.startswith(b"\xef\xbb\xbf"):
         return None, [
             JsonProblem(
@@ -116,6 +175,13 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
             )
         ]
     repeated: list[bool] = []
+    odd_numbers: list[bool] = []
+
+    def number(literal: str) -> float:
+        value = (float_keeping_spelling if keep_spelling else float_from_literal)(literal)
+        if type(value) is JsonFloat and not odd_numbers:
+            odd_numbers.append(True)
+        return value
 
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         built = dict(pairs)
@@ -132,7 +198,13 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
             JsonProblem("record.invalid-json", f"Invalid UTF-8 at byte {exc.start}.", line=line)
         ]
     try:
-        value = json.loads(text, object_pairs_hook=hook, parse_constant=_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=hook,
+            parse_constant=_constant,
+            parse_float=number,
+            parse_int=_int_keeping_spelling if keep_spelling else None,
+        )
     except json.JSONDecodeError as exc:
         return None, [
             JsonProblem(
@@ -150,9 +222,10 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
         ]
     except ValueError as exc:
         return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc}.")]
+    numbers = _unrepresentable(value) if odd_numbers else []
     if not repeated and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
         # No object repeated a key, and fewer openers than the limit: nothing to walk for.
-        return value, []
+        return value, numbers
     # Many openers, or a repeated key: measure the depth; name the repeats (with pointers)
     # only if there are any.
     depth, dups = _depth_and_dups(value) if repeated else (_text_depth(data), [])
@@ -170,4 +243,4 @@ def loads_strict(data: bytes) -> tuple[Any, list[JsonProblem]]:
         )
         for pointer, key in sorted(dups)
     ]
-    return value, problems
+    return value, problems + numbers

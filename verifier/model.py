@@ -113,6 +113,10 @@ CODES: dict[str, tuple[Stage, str]] = {
         "a record is not strict JSON (UTF-8 without BOM, no NaN, no trailing data)",
     ),
     "record.duplicate-key": (Stage.VALIDITY, "a JSON object in a record repeats a key"),
+    "record.unrepresentable-number": (
+        Stage.VALIDITY,
+        "a number in a record is beyond the range of a double (1e400) or rounds to zero (1e-400)",
+    ),
     "record.no-schema": (Stage.VALIDITY, "a record does not name its schema in '$schema'"),
     "schema.invalid": (Stage.VALIDITY, "a record does not conform to its schema"),
     "schema.unresolved": (
@@ -175,6 +179,10 @@ CODES: dict[str, tuple[Stage, str]] = {
         Stage.VALIDITY,
         "a transcript is not JSON / JSON Lines or does not fit its message shape",
     ),
+    "transcript.ambiguous-shape": (
+        Stage.VALIDITY,
+        "a transcript's messages look like more than one message shape; none is guessed",
+    ),
 }
 
 
@@ -207,6 +215,7 @@ SEVERITIES: dict[str, Severity] = {
     "record.invalid-json": Severity.ERROR,
     "record.duplicate-key": Severity.ERROR,
     "record.no-schema": Severity.ERROR,
+    "record.unrepresentable-number": Severity.ERROR,  # readers turn it into infinity or zero
     "schema.invalid": Severity.ERROR,
     "schema.unresolved": Severity.ERROR,
     "schema.bad-schema": Severity.ERROR,
@@ -224,6 +233,7 @@ SEVERITIES: dict[str, Severity] = {
     "transcript.reused-answered-id": Severity.NOTE,
     "transcript.unmarked-interruption": Severity.ERROR,
     "transcript.malformed": Severity.ERROR,
+    "transcript.ambiguous-shape": Severity.ERROR,  # nothing in it was paired
 }
 
 

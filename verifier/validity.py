@@ -343,6 +343,15 @@ class Validators:
             ], 1
         except RecursionError:
             return [Finding("schema.invalid", path, "Too deeply nested to validate.")], 1
+        except (ArithmeticError, TypeError, ValueError) as exc:  # e.g. multipleOf on 1e400
+            return [
+                Finding(
+                    "schema.invalid",
+                    path,
+                    f"The record could not be validated against its schema "
+                    f"({type(exc).__name__}: {exc}); nothing in it is taken as valid.",
+                )
+            ], 1
         out = [_schema_finding(path, error) for error in errors[:MAX_ERRORS_PER_RECORD]]
         if len(errors) > MAX_ERRORS_PER_RECORD:
             out.append(

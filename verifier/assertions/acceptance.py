@@ -16,6 +16,7 @@ from verifier.assertions.interface import (
     EvalError,
     Need,
     Outcome,
+    json_equal,
     param,
     show,
 )
@@ -54,7 +55,7 @@ class AcceptanceSeparation(AssertionKind):
         prereg = get(rb_file, rb, "preregistered")
         rb_result = get(rb_file, rb, "result")
         problems = []
-        if acc_result != expected:
+        if not json_equal(acc_result, expected):
             problems.append(
                 f"the acceptance result is {show(acc_result)}, but the record of "
                 f"the original run says {show(expected)}: it must not be rewritten"

@@ -13,12 +13,7 @@ from verifier.assertions.interface import (
     Outcome,
     resolve_pointer,
 )
-
-
-def _freeze(value: Any) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+from verifier.numbers import canonical
 
 
 class Count(AssertionKind):
@@ -64,7 +59,7 @@ class Count(AssertionKind):
         else:
             raise EvalError("a count needs 'select' or 'files'")
         if distinct is not None:
-            n = len({_freeze(v) for v in values})
+            n = len({canonical(v) for v in values})  # JSON equality: 1 and 1.0 are one
             what = f"distinct values of {distinct or '(the element)'} among {len(items)} {what}"
         else:
             n = len(items)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from verifier.model import AssertionStatus, Read
+from verifier.numbers import numbers_equal
 from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
 from verifier.records import Need, Records, selectors_in
 
@@ -123,13 +124,15 @@ _PLAIN = (str, int, type(None))  # same-type values equal exactly when == says s
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """JSON value equality: booleans are not numbers, 1 equals 1.0, order matters in arrays."""
+    """JSON value equality: booleans are not numbers, numbers are equal when their exact
+    values are (1 equals 1.0; 0.1 does not equal 0.10000000000000001, though both read as the
+    same double; see :mod:`verifier.numbers`), order matters in arrays."""
     if type(a) is type(b) and type(a) in _PLAIN:
         return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
+        return numbers_equal(a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
@@ -147,9 +150,9 @@ def show(value: Any, limit: int = 80) -> str:
     if type(value) is str and value.isprintable() and '"' not in value and "\\" not in value:
         text = f'"{value}"'  # what json.dumps would write: nothing here needs escaping
     else:
-        import json
+        from verifier.jsonwrite import dumps
 
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        text = dumps(value, sort_keys=True)  # numbers as written, never Infinity
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

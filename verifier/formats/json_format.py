@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import orjson
-
 from verifier.formats.clean import clean
+from verifier.jsonwrite import dumps_report
 from verifier.model import Report
 
 
 def render(report: Report) -> str:
-    data = orjson.dumps(clean(report.to_dict()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    return data.decode("utf-8") + "\n"
+    return dumps_report(clean(report.to_dict())) + "\n"

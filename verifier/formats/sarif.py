@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-import orjson
-
 from verifier.formats.clean import clean, clean_str
+from verifier.jsonwrite import dumps_report
 from verifier.model import CODES, Report, severity_of
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -89,4 +88,4 @@ def render(report: Report) -> str:
             }
         ],
     }
-    return orjson.dumps(clean(log), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps_report(clean(log), sort_keys=False) + "\n"

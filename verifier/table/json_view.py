@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import orjson
-
 from verifier.formats.clean import clean
+from verifier.jsonwrite import dumps_report
 from verifier.table.model import CaseRow, OutcomeTable
 
 
 def _dump(data: object) -> str:
-    return (
-        orjson.dumps(clean(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
-    )
+    return dumps_report(clean(data)) + "\n"
 
 
 def render(table: OutcomeTable) -> str:

@@ -10,12 +10,13 @@ success rate, no pass count and no merged verdict per case.
 from __future__ import annotations
 
 import fnmatch
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
+from verifier.jsonwrite import dumps
 from verifier.model import AssertionStatus, Report, Severity
+from verifier.numbers import canonical
 from verifier.records import CATALOGUE
 
 DEFAULT_CATALOGUE = CATALOGUE
@@ -151,7 +152,7 @@ class OutcomeTable:
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return dumps(value, sort_keys=True)  # numbers exactly as written, never Infinity
 
 
 class _Builder:
@@ -196,7 +197,7 @@ class _Builder:
                     raise EvalError(f"{path}#{pointer} is not an array")
                 if how == "distinct count":
                     distinct = spec["distinct"]
-                    value = len({_show(resolve_pointer(v, distinct)) for v in value})
+                    value = len({canonical(resolve_pointer(v, distinct)) for v in value})
                 else:
                     value = len(value)
         except EvalError as exc:

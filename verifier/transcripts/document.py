@@ -4,15 +4,20 @@ A JSON file holds a message list, or an object with one under ``messages`` (Chat
 Pi, a request body), ``input`` (Responses) or ``contents`` (Gemini). A JSON Lines file
 (``.jsonl``/``.ndjson``, or any file that is not one JSON text but whose every non-blank line
 is) holds one message per line. Parsing is strict (:func:`verifier.jsonparse.loads_strict`).
+
+Numbers are not interpreted here (a transcript's calls and results are told by strings), so a
+number a double cannot hold is no problem of the transcript: it keeps its literal, and a
+repaired file writes every number exactly as it was written (:mod:`verifier.jsonwrite`);
+strings keep their code points (a lone surrogate is written back as its ``\\uXXXX`` escape).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.jsonparse import loads_strict
+from verifier.jsonparse import UNREPRESENTABLE, loads_strict
+from verifier.jsonwrite import dumps
 
 CONTAINERS = ("messages", "input", "contents")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -48,19 +53,17 @@ class Document:
         indentation."""
         if self.lines:
             raw = {id(m): text for m, (_, text) in zip(self.messages, self.lines, strict=True)}
-            out = [
-                raw.get(id(m)) or json.dumps(m, ensure_ascii=False, separators=(",", ":"))
-                for m in messages
-            ]
+            out = [raw.get(id(m)) or dumps(m, separators=(",", ":")) for m in messages]
             return ("\n".join(out) + "\n").encode("utf-8")
         value: Any = messages
         if self.container is not None:
             value = {**self.value, self.container: messages}
-        return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+        return (dumps(value, indent=2) + "\n").encode("utf-8")
 
 
 def _strict(data: bytes, line: int | None = None) -> Any:
-    value, problems = loads_strict(data)
+    value, problems = loads_strict(data, keep_spelling=True)
+    problems = [p for p in problems if p.code != UNREPRESENTABLE]
     if problems:
         first = problems[0]
         where = first.line if line is None else line

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import orjson
-
 from verifier.formats.clean import clean
 from verifier.formats.inert import visible
 from verifier.formats.text import by_severity, count_line
+from verifier.jsonwrite import dumps_report
 from verifier.model import Severity
 from verifier.transcripts.check import FileReport, TranscriptFinding, TranscriptReport
 
@@ -63,8 +62,7 @@ class _Located:
 
 
 def render_json(report: TranscriptReport) -> str:
-    data = orjson.dumps(clean(report.to_dict()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    return data.decode("utf-8") + "\n"
+    return dumps_report(clean(report.to_dict())) + "\n"
 
 
 FORMATS: dict[str, Callable[[TranscriptReport], str]] = {
