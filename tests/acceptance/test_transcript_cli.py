@@ -98,11 +98,12 @@ def test_cannot_run_is_exit_2_with_one_line(args: tuple[str, ...], message: str)
     assert proc.stdout == ""
 
 
-def test_an_undetectable_shape_is_exit_2_and_bad_json_a_finding(tmp_path: Path) -> None:
+def test_an_undetectable_shape_and_bad_json_are_findings(tmp_path: Path) -> None:
     odd = tmp_path / "odd.json"
     odd.write_text("[1, 2]", encoding="utf-8")
     proc = cli("check", odd)
-    assert proc.returncode == 2 and "--shape" in proc.stderr
+    assert proc.returncode == 1 and "transcript.malformed" in proc.stdout
+    assert "--shape" in proc.stdout
     broken = tmp_path / "broken.json"
     broken.write_text('{"messages": [', encoding="utf-8")
     proc = cli("check", broken)

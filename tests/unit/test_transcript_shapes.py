@@ -115,8 +115,12 @@ def test_mixed_or_unknown_shapes_cannot_be_told() -> None:
     ]
     with pytest.raises(UndetectableShape, match="openai-chat and anthropic"):
         detect(mixed)
-    with pytest.raises(CannotRun, match="fit no known shape"):
-        check_bytes(dumps([1, 2, 3]), "t.json")
+    unknown = check_bytes(dumps([1, 2, 3]), "t.json")
+    assert [f.code for f in unknown.findings] == ["transcript.malformed"]
+    assert "fit no known shape" in unknown.findings[0].message
+    ambiguous = check_bytes(dumps(mixed), "t.json")
+    assert [f.code for f in ambiguous.findings] == ["transcript.ambiguous-shape"]
+    assert (ambiguous.shape, ambiguous.shape_source) == (None, "none")
     assert codes(dumps(mixed), shape="anthropic") == ["transcript.orphan-result"]
     assert codes(dumps(mixed), shape="openai-chat") == ["transcript.orphan-result"]
 

@@ -22,7 +22,7 @@ from verifier.assertions.interface import (
     param,
     show,
 )
-from verifier.transcripts import ShapeError
+from verifier.transcripts import ShapeError, UndetectableShape
 from verifier.transcripts.archive import shape_of
 from verifier.transcripts.model import pair
 
@@ -44,7 +44,7 @@ class InterruptedToolResult(AssertionKind):
             raise EvalError(f"{path} is not a transcript: no 'messages' array")
         try:
             entries = shape_of(messages).entries(messages)
-        except ShapeError as exc:
+        except (ShapeError, UndetectableShape) as exc:
             raise EvalError(f"{path} is not a transcript: {exc}") from exc
         pairing = pair(entries)
         problems = [f"{p.code}: {p.message}" for p in pairing.problems]

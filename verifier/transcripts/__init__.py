@@ -23,8 +23,17 @@ SHAPES: dict[str, Shape] = {
 }
 
 
+AMBIGUOUS = "transcript.ambiguous-shape"
+
+
 class UndetectableShape(ValueError):
-    """No shape, or more than one, fits the messages: the caller must name one."""
+    """No shape, or more than one, fits the messages: the caller must name one. ``code`` is
+    the finding it is: :data:`AMBIGUOUS` (several shapes' features) or
+    ``transcript.malformed`` (no shape takes the messages)."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def detect(messages: list[Any]) -> tuple[Shape, bool]:
@@ -38,7 +47,10 @@ def detect(messages: list[Any]) -> tuple[Shape, bool]:
         return hits[0], True
     if hits:
         names = " and ".join(shape.name for shape in hits)
-        raise UndetectableShape(f"the messages look like {names}; name one with --shape")
+        raise UndetectableShape(
+            f"the messages look like {names}, and no shape is guessed; name one with --shape",
+            AMBIGUOUS,
+        )
     # Nothing only one shape has: a plain role/content history reads the same in every
     # shape that takes it (no calls, no results), so the first that takes it is assumed.
     plain = all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages)
@@ -50,8 +62,9 @@ def detect(messages: list[Any]) -> tuple[Shape, bool]:
         if not any(e.calls or e.results for e in entries):
             return shape, False
     raise UndetectableShape(
-        "the messages fit no known shape (" + ", ".join(SHAPES) + "); name one with --shape"
+        "the messages fit no known shape (" + ", ".join(SHAPES) + "); name one with --shape",
+        "transcript.malformed",
     )
 
 
-__all__ = ["SHAPES", "Shape", "ShapeError", "UndetectableShape", "detect"]
+__all__ = ["AMBIGUOUS", "SHAPES", "Shape", "ShapeError", "UndetectableShape", "detect"]

@@ -1,10 +1,14 @@
 """The archive's transcripts go through the same checker: a hook of the validity stage.
 
 Every parsed record whose ``recordKind`` is ``transcript`` and that holds a ``messages`` array
-is read with the shape its features tell (the bundled archive's records are Pi AI messages,
-the fallback when nothing tells) and paired by :func:`verifier.transcripts.model.pair`. Each
-problem becomes a finding of the validity stage, pointing at the message (and part) it
-concerns. Records are never read again from disk: this works on what validity parsed.
+is read with the shape its features tell (the bundled archive's records are Pi AI messages),
+exactly as ``transcript check`` detects it, and paired by
+:func:`verifier.transcripts.model.pair`. Each problem becomes a finding of the validity stage,
+pointing at the message (and part) it concerns. A history whose shape cannot be told is a
+finding too, never a guessed shape: ``transcript.ambiguous-shape`` when it looks like more
+than one shape, ``transcript.malformed`` when it fits none. A plain role/content history with
+no tool traffic reads the same in every shape, and has nothing to pair. Records are never
+read again from disk: this works on what validity parsed.
 """
 
 from __future__ import annotations
@@ -12,19 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.model import Finding
-from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts import Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.model import MALFORMED, pair
-from verifier.transcripts.pi import Pi
 
 RECORD_KIND = "transcript"
 
 
 def shape_of(messages: list[Any]) -> Shape:
-    try:
-        shape, told = detect(messages)
-    except UndetectableShape:
-        return SHAPES[Pi.name]
-    return shape if told else SHAPES[Pi.name]
+    """The shape of ``messages``, as ``transcript check`` detects it. Raises
+    :class:`~verifier.transcripts.UndetectableShape`: never a guess."""
+    return detect(messages)[0]
 
 
 def check_transcript_records(records: dict[str, Any]) -> list[Finding]:
@@ -42,7 +43,10 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
     messages = record.get("messages")
     if not isinstance(messages, list):
         return []  # the record's schema reports a missing or malformed messages array
-    shape = shape_of(messages)
+    try:
+        shape = shape_of(messages)
+    except UndetectableShape as exc:
+        return [Finding(exc.code, path, f"Not read as a transcript: {exc}.", "/messages")]
     try:
         entries = shape.entries(messages)
     except ShapeError as exc:

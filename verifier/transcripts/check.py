@@ -1,7 +1,9 @@
 """``transcript check`` as a library: read, detect the shape, pair, report. Never prints.
 
 A file that cannot be parsed, or does not fit its shape, is a ``transcript.malformed`` finding;
-a file that is missing, or whose shape cannot be told (and was not given), raises
+one whose shape cannot be told (and was not given) is a finding too, as in the archive check:
+``transcript.ambiguous-shape`` when it looks like several shapes, ``transcript.malformed``
+when it fits none. A file that is missing or unreadable, or an unknown ``--shape``, raises
 :class:`CannotRun`: the command cannot answer for it.
 """
 
@@ -179,8 +181,8 @@ class Malformed(Exception):
 
 
 def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
-    """Parse and pair. Raises :class:`Malformed` for input that is not a transcript, and
-    :class:`CannotRun` when the shape is unknown or cannot be told."""
+    """Parse and pair. Raises :class:`Malformed` for input that is not a transcript or whose
+    shape cannot be told, and :class:`CannotRun` for an unknown ``shape``."""
     given = shape_named(shape) if shape is not None else None
     try:
         document = parse(data, name)
@@ -193,7 +195,8 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         try:
             chosen, told = detect(document.messages)
         except UndetectableShape as exc:
-            raise CannotRun(f"{name}: {exc}") from None
+            finding = TranscriptFinding(exc.code, f"Not read as a transcript: {exc}.")
+            raise Malformed(finding, None, "none") from None
         source = "detected" if told else "assumed"
     try:
         entries = chosen.entries(document.messages)
