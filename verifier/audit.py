@@ -15,6 +15,7 @@ from typing import Any
 
 from verifier.formats.clean import clean
 from verifier.jsonwrite import dumps_report
+from verifier.options import source_date_epoch
 from verifier.pipeline import Run
 from verifier.sources.safety import Limits
 
@@ -23,10 +24,12 @@ SCHEMA_ID = "https://verifier.invalid/schemas/audit.schema.json"
 
 
 def timestamp(environ: dict[str, str] | None = None) -> str:
-    """Now, in UTC to the second; ``SOURCE_DATE_EPOCH`` (seconds) overrides the clock."""
+    """Now, in UTC to the second; ``SOURCE_DATE_EPOCH`` (seconds, ASCII digits, up to the end
+    of year 9999) overrides the clock. Raises :class:`~verifier.errors.UsageError` when it is
+    set but malformed (the reproducible-builds specification asks to stop, not to guess)."""
     env = os.environ if environ is None else environ
-    epoch = env.get("SOURCE_DATE_EPOCH", "").strip()
-    when = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    epoch = source_date_epoch(env.get("SOURCE_DATE_EPOCH", ""))  # UsageError if malformed
+    when = datetime.now(UTC) if epoch is None else datetime.fromtimestamp(epoch, UTC)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -90,6 +90,7 @@ def audit(
     from verifier.pipeline import Options, UsageError, run
 
     location, more = source_options(source, git, rev, base, max_bytes, max_ratio)
+    created_at = timestamp()  # a malformed SOURCE_DATE_EPOCH stops before any work
     to_stdout = output is None or os.fspath(output) == "-"
     if not to_stdout and more["rev"] is None:
         refusal = output_refusal(os.fspath(output or ""), location)
@@ -97,7 +98,7 @@ def audit(
             raise UsageError(refusal)
     options = Options(manifest=optional_path(manifest), scope=optional_tuple(scope), **more)
     result = run(location, options)
-    record = render(audit_record(result, location, options.limits, timestamp()))
+    record = render(audit_record(result, location, options.limits, created_at))
     if to_stdout:
         sys.stdout.write(record)
     else:

@@ -90,12 +90,13 @@ def check(
         ),
     ] = "integrity,validity,consistency",
     jobs: Annotated[
-        int | None,
+        str | None,
         typer.Option(
             "--jobs",
             "-j",
-            min=1,
-            help="Worker processes for hashing large files (default: one per available core).",
+            metavar="N",
+            help="Worker processes for hashing large files, 1 to 1024 (default: one per "
+            "available core).",
         ),
     ] = None,
 ) -> int:
@@ -113,6 +114,9 @@ def check(
     given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
+    from verifier.options import MAX_JOBS, parse_count
+
+    workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     from verifier.commands.progress import progress_bar
 
     with progress_bar(enabled=not quiet) as progress:
@@ -122,7 +126,7 @@ def check(
                 manifest=optional_path(manifest),
                 scope=optional_tuple(scope),
                 stages=frozenset(s.strip() for s in stages.split(",") if s.strip()),
-                workers=jobs,
+                workers=workers,
                 progress=progress,
                 **more,
             ),

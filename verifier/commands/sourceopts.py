@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -48,7 +47,7 @@ MaxBytesOpt = Annotated[
     ),
 ]
 MaxRatioOpt = Annotated[
-    float | None,
+    str | None,
     typer.Option(
         "--max-ratio",
         help="Refuse zip members and compressed tarballs that expand more than this many times "
@@ -56,30 +55,17 @@ MaxRatioOpt = Annotated[
     ),
 ]
 
-_SIZE = re.compile(r"^\s*([0-9]+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 
-
-def parse_size(text: str) -> int:
-    from verifier.errors import UsageError
-
-    match = _SIZE.match(text)
-    if match is None:
-        raise UsageError(f"--max-bytes {text}: not a size (use e.g. 500M or 8G)")
-    power = " KMGT".index(match.group(2).upper() or " ")
-    return int(match.group(1)) << (10 * power)
-
-
-def limits_of(max_bytes: str | None, max_ratio: float | None) -> Limits:
-    from verifier.errors import UsageError
+def limits_of(max_bytes: str | None, max_ratio: str | None) -> Limits:
+    """The limits the options set (strictly parsed: :mod:`verifier.options`)."""
+    from verifier.options import parse_ratio, parse_size
     from verifier.sources.safety import Limits
 
     limits = Limits()
     if max_bytes is not None:
         limits = Limits(parse_size(max_bytes), limits.max_ratio)
     if max_ratio is not None:
-        if max_ratio < 1:
-            raise UsageError("--max-ratio must be at least 1")
-        limits = Limits(limits.max_bytes, max_ratio)
+        limits = Limits(limits.max_bytes, parse_ratio(max_ratio))
     return limits
 
 
@@ -89,7 +75,7 @@ def source_options(
     rev: str | None,
     base: str | None,
     max_bytes: str | None,
-    max_ratio: float | None,
+    max_ratio: str | None,
 ) -> tuple[str, dict[str, Any]]:
     """The location to open and the :class:`~verifier.pipeline.Options` fields for it."""
     from verifier.errors import UsageError
