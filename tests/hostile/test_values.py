@@ -101,9 +101,7 @@ def test_numbers_beyond_the_double_range_are_findings_and_never_equal(tmp_path: 
     run = run_cli(["check", str(root), "--format", "json"], watch=[root])
     assert_safe(run, rc=1, codes=["record.unrepresentable-number", "assertion.failed"])
     assert run.codes() == {"record.unrepresentable-number", "assertion.failed"}
-    pointers = {
-        (f["path"], f["pointer"]) for f in run.findings("record.unrepresentable-number")
-    }
+    pointers = {(f["path"], f["pointer"]) for f in run.findings("record.unrepresentable-number")}
     assert pointers == {
         ("evidence/r.json", "/big"),
         ("evidence/r.json", "/same"),
@@ -313,7 +311,9 @@ def test_a_bad_number_option_is_exit_2_with_one_line(
 def test_a_bad_source_date_epoch_is_exit_2_with_one_line(tmp_path: Path, epoch: str) -> None:
     out = tmp_path / "audit.json"
     run = run_cli(
-        ["audit", str(REPO), "-o", str(out)], env={"SOURCE_DATE_EPOCH": epoch}, watch=[REPO / "evidence"]
+        ["audit", str(REPO), "-o", str(out)],
+        env={"SOURCE_DATE_EPOCH": epoch},
+        watch=[REPO / "evidence"],
     )
     assert_safe(run, rc=2, json_report=False)
     assert "SOURCE_DATE_EPOCH" in run.stderr and not out.exists()
