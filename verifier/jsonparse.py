@@ -18,7 +18,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.numbers import JsonFloat, float_from_literal, float_keeping_spelling
+from verifier.numbers import (
+    MAX_DOUBLE,
+    MIN_NORMAL,
+    SHORT_LITERAL,
+    JsonFloat,
+    exact_float,
+    float_keeping_spelling,
+)
 
 MAX_DEPTH = 256
 MAX_NUMBER_PROBLEMS = 10  # per text; the rest are counted in one more problem
@@ -177,11 +184,20 @@ def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[Js
     repeated: list[bool] = []
     odd_numbers: list[bool] = []
 
-    def number(literal: str) -> float:
-        value = (float_keeping_spelling if keep_spelling else float_from_literal)(literal)
-        if type(value) is JsonFloat and not odd_numbers:
+    def number(literal: str) -> float:  # float_from_literal, its quick test inline
+        value = float(literal)
+        if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
+            return value
+        made = exact_float(literal, value)
+        if type(made) is JsonFloat and not odd_numbers:
             odd_numbers.append(True)
-        return value
+        return made
+
+    def spelled(literal: str) -> float:
+        made = float_keeping_spelling(literal)
+        if type(made) is JsonFloat and not odd_numbers:
+            odd_numbers.append(True)
+        return made
 
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         built = dict(pairs)
@@ -202,7 +218,7 @@ def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[Js
             text,
             object_pairs_hook=hook,
             parse_constant=_constant,
-            parse_float=number,
+            parse_float=spelled if keep_spelling else number,
             parse_int=_int_keeping_spelling if keep_spelling else None,
         )
     except json.JSONDecodeError as exc:

@@ -126,10 +126,25 @@ def canonical(value: Any) -> Any:
     return ("other", repr(value))
 
 
+# A literal with a fraction or an exponent that is at most 16 characters long has at most 15
+# significant digits; if its double is normal (not zero, not subnormal, finite), the shortest
+# form of that double has its exact value (15 digits survive a double: DBL_DIG).
+SHORT_LITERAL = 16
+MIN_NORMAL = 2.2250738585072014e-308
+MAX_DOUBLE = 1.7976931348623157e308
+
+
 def float_from_literal(literal: str) -> float:
     """The parser's ``parse_float`` in its value-keeping mode: a plain float when the double
     states the literal's exact value, else a :class:`JsonFloat` (see the module's text)."""
     value = float(literal)
+    if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
+        return value
+    return exact_float(literal, value)
+
+
+def exact_float(literal: str, value: float) -> float:
+    """:func:`float_from_literal` past its quick test: ``value`` is ``float(literal)``."""
     text = repr(value)
     if text == literal:  # the common case: written in its shortest form
         return value
@@ -146,10 +161,14 @@ def float_keeping_spelling(literal: str) -> float:
 
 
 __all__ = [
+    "MAX_DOUBLE",
+    "MIN_NORMAL",
+    "SHORT_LITERAL",
     "ZERO",
     "JsonFloat",
     "NumberKey",
     "canonical",
+    "exact_float",
     "float_from_literal",
     "float_keeping_spelling",
     "is_number",
