@@ -17,9 +17,9 @@ window, before its first part, or else a new user turn.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from verifier.jsonwrite import dumps
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at
 from verifier.transcripts.model import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
@@ -35,7 +35,7 @@ def _response_text(response: Any) -> tuple[str, bool]:
                 return str(response[key]), is_error
     if isinstance(response, str):
         return response, False
-    return json.dumps(response, sort_keys=True, ensure_ascii=False), False
+    return dumps(response, sort_keys=True), False  # numbers as written, never Infinity
 
 
 def _role(message: Any) -> Any:
