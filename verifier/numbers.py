@@ -51,6 +51,11 @@ class JsonFloat(float):
     def __reduce__(self) -> tuple[type[JsonFloat], tuple[str, float]]:
         return (JsonFloat, (self.literal, float(self)))
 
+    def __repr__(self) -> str:  # in any message: the number as written, never "inf"
+        return self.literal
+
+    __str__ = __repr__
+
     @property
     def representable(self) -> bool:
         """False when a double cannot stand for the number at all: it overflows to an

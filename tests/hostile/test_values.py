@@ -95,12 +95,21 @@ def test_numbers_beyond_the_double_range_are_findings_and_never_equal(tmp_path: 
             equals("big.vs.other", "/big", "@2e999"),
             equals("big.vs.same", "/same", "@1e400"),
             equals("tiny.vs.zero", "/tiny", 0),
+            {
+                "id": "big.as.time",
+                "kind": "order",
+                "description": "not times at all",
+                "selects": [
+                    {"file": "evidence/r.json", "pointer": "/big"},
+                    {"file": "evidence/r.json", "pointer": "/same"},
+                ],
+            },
         ],
     )
     spec_text(root, {"@2e999": "2e999", "@1e400": "1e400"})
     run = run_cli(["check", str(root), "--format", "json"], watch=[root])
     assert_safe(run, rc=1, codes=["record.unrepresentable-number", "assertion.failed"])
-    assert run.codes() == {"record.unrepresentable-number", "assertion.failed"}
+    assert run.codes() == {"record.unrepresentable-number", "assertion.failed", "assertion.error"}
     pointers = {(f["path"], f["pointer"]) for f in run.findings("record.unrepresentable-number")}
     assert pointers == {
         ("evidence/r.json", "/big"),
@@ -113,9 +122,11 @@ def test_numbers_beyond_the_double_range_are_findings_and_never_equal(tmp_path: 
         "big.vs.other": "failed",  # 1e400 and 2e999 were both infinity: this passed
         "big.vs.same": "passed",  # the same number, exactly
         "tiny.vs.zero": "failed",  # 1e-400 is not zero
+        "big.as.time": "error",
     }
     messages = " ".join(a["message"] for a in run.report()["assertions"])
     assert "1e400" in messages and "2e999" in messages and "Infinity" not in messages
+    assert re.search(r"\binf\b", messages) is None  # "1e400 is not an RFC 3339 date-time"
 
 
 def test_literals_that_read_as_one_double_are_different_numbers(tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ def test_what_a_double_cannot_stand_for_is_a_problem_at_its_pointer() -> None:
         ("record.unrepresentable-number", "/b"),
     ]
     assert isinstance(value["a"][1], JsonFloat) and value["a"][1].literal == "1e400"
+    assert repr(value["a"][1]) == str(value["a"][1]) == f"{value['a'][1]}" == "1e400"
     _, problems = loads_strict(("[" + ",".join(["1e999"] * 50) + "]").encode())
     assert len(problems) == 11 and "40 further" in problems[-1].message
 
