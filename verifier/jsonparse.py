@@ -188,14 +188,13 @@ def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[Js
         value = float(literal)
         if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
             return value
-        made = exact_float(literal, value)
-        if type(made) is JsonFloat and not odd_numbers:
-            odd_numbers.append(True)
-        return made
+        return noted(exact_float(literal, value))
 
     def spelled(literal: str) -> float:
-        made = float_keeping_spelling(literal)
-        if type(made) is JsonFloat and not odd_numbers:
+        return noted(float_keeping_spelling(literal))
+
+    def noted(made: float) -> float:  # the text is walked for pointers only if one is seen
+        if not odd_numbers and type(made) is JsonFloat and not made.representable:
             odd_numbers.append(True)
         return made
 
