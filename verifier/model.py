@@ -124,6 +124,10 @@ CODES: dict[str, tuple[Stage, str]] = {
         "a schema or $ref is not available in schemas/ (no network is ever used)",
     ),
     "schema.bad-schema": (Stage.VALIDITY, "a file in schemas/ is not a valid Draft 2020-12 schema"),
+    "schema.pattern-budget": (
+        Stage.VALIDITY,
+        "a schema pattern ran over its backtracking budget on a record: not checked",
+    ),
     "assertion.failed": (Stage.CONSISTENCY, "an assertion's condition does not hold"),
     "assertion.error": (
         Stage.CONSISTENCY,
@@ -219,6 +223,7 @@ SEVERITIES: dict[str, Severity] = {
     "schema.invalid": Severity.ERROR,
     "schema.unresolved": Severity.ERROR,
     "schema.bad-schema": Severity.ERROR,
+    "schema.pattern-budget": Severity.ERROR,
     "assertion.failed": Severity.ERROR,
     "assertion.error": Severity.ERROR,
     "assertion.spec-invalid": Severity.ERROR,

@@ -23,26 +23,25 @@ try:  # the metaschemas, bundled with jsonschema: offline
 except ImportError:  # pragma: no cover
     _SPECIFICATIONS = Registry()
 
+from verifier import bounded_regex
+from verifier.format_policy import fast_formats, format_checker
 from verifier.jsonparse import escape_token, loads_strict
 from verifier.model import Finding, Stage, StageResult
 from verifier.records import Extracted, Records, Wants, extract
-from verifier.rfc3339 import is_rfc3339
+from verifier.reference_engine import install as install_ecma_patterns
+from verifier.reference_engine import meta_problems
+from verifier.schema_walk import Subschema, subschemas
 from verifier.transcripts.archive import check_transcript_record
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, FormatChecker
-    from jsonschema.exceptions import SchemaError, ValidationError
+    from jsonschema.exceptions import ValidationError
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MAX_ERRORS_PER_RECORD = 100
-
-
-def format_checker() -> FormatChecker:
-    from jsonschema import FormatChecker
-
-    checker = FormatChecker()
-    checker.checks("date-time")(is_rfc3339)
-    return checker
+# Subschemas nested deeper than this are refused (schema.bad-schema) before either engine
+# sees them: the reference engine's recursion gives out past about 85 (tests/hostile).
+MAX_SCHEMA_DEPTH = 40
 
 
 def _refuse(uri: str) -> Resource[Any]:
@@ -114,18 +113,22 @@ def prepare_validity(contents: dict[str, bytes], schemas_dir: str, validate: boo
                 )
             )
             continue
-        if not _meta_valid_fast(value):  # the reference explains, or confirms, a failure
-            problem = _schema_error(value)
-            if problem is not None:
-                findings.append(
-                    Finding(
-                        "schema.bad-schema",
-                        path,
-                        f"Not a valid Draft 2020-12 schema: {problem.message}",
-                        pointer=pointer_of(problem.absolute_path),
-                    )
+        structural = _structure_findings(path, value)
+        if structural:
+            findings.extend(structural)
+            continue
+        problems = [] if _meta_valid_fast(value) else meta_problems(value)
+        if problems:  # the reference explains, or confirms, a failure: every error, sorted
+            findings.extend(
+                Finding(
+                    "schema.bad-schema",
+                    path,
+                    f"Not a valid Draft 2020-12 schema: {_clip(message)}",
+                    pointer=pointer,
                 )
-                continue
+                for pointer, message in problems
+            )
+            continue
         sid = value.get("$id")
         if not isinstance(sid, str) or not sid:
             findings.append(
@@ -135,6 +138,10 @@ def prepare_validity(contents: dict[str, bytes], schemas_dir: str, validate: boo
                     'A schema in schemas/ must have an "$id" to be named by.',
                 )
             )
+            continue
+        resolvable = _resolvable_findings(path, value, sid)
+        if resolvable:
+            findings.extend(resolvable)
             continue
         if sid in prep.schemas:
             findings.append(
@@ -223,7 +230,10 @@ class Validators:
     python-jsonschema is the reference: it explains every failure. jsonschema-rs, when it is
     installed and accepts the schema, decides the common valid case quickly; a record it does
     not pass is always handed to the reference, so findings are the reference's whichever
-    engine looked first (tests/unit/test_engines.py checks that the two agree).
+    engine looked first (tests/unit/test_engines.py checks that the two agree). Both read
+    patterns as ECMA-262 through one engine (verifier.bounded_regex) and apply one format
+    policy (verifier.format_policy). Each fast validator fetches only the schemas it refers
+    to, so a schema that cannot be compiled affects only the records that need it.
     """
 
     def __init__(self, docs: dict[str, Any], ids: dict[str, str], schemas_dir: str) -> None:
@@ -236,26 +246,46 @@ class Validators:
         self._checker: FormatChecker | None = None
         self._reference: dict[str, Draft202012Validator] = {}
         self._fast: dict[str, Any] = {}
-        self._fast_registry: Any = None
+        # every schema resource by its absolute URI: each document, and each subschema with
+        # an $id of its own (its $id made absolute), for the fast engine's retriever
+        self._resources: dict[str, Any] = {}
+        for doc in docs.values():
+            for sub in subschemas(doc, doc["$id"]):
+                if sub.base is not None and isinstance(sub.node.get("$id"), str):
+                    self._resources.setdefault(sub.base.rstrip("#"), {**sub.node, "$id": sub.base})
 
     def schema_findings(self) -> list[Finding]:
-        """Every $ref the schemas hold must resolve offline."""
+        """Every $ref and $dynamicRef the schemas hold must resolve offline, each against the
+        base URI of its nearest enclosing schema resource."""
         out = []
         for path, value in self.docs.items():
-            for ref_pointer, ref in _refs(value, ""):
-                try:
-                    self.registry.resolver(base_uri=value["$id"]).lookup(ref)
-                except Unresolvable:
-                    out.append(
-                        Finding(
-                            "schema.unresolved",
-                            path,
-                            f"$ref {ref!r} is not available offline in "
-                            f"{self.schemas_dir}/; no network request was made.",
-                            pointer=ref_pointer,
+            for sub in subschemas(value, value["$id"]):
+                if sub.base is None:
+                    continue  # reported by prepare_validity
+                for keyword in ("$ref", "$dynamicRef"):
+                    ref = sub.node.get(keyword)
+                    if not isinstance(ref, str):
+                        continue
+                    problem = self._unresolvable(sub.base, ref)
+                    if problem is not None:
+                        out.append(
+                            Finding(
+                                "schema.unresolved",
+                                path,
+                                f"{keyword} {_clip(ref, 120)!r} {problem}",
+                                pointer=f"{sub.pointer}/{escape_token(keyword)}",
+                            )
                         )
-                    )
         return out
+
+    def _unresolvable(self, base: str, ref: str) -> str | None:
+        try:
+            self.registry.resolver(base_uri=base).lookup(ref)
+        except Unresolvable:
+            return f"is not available offline in {self.schemas_dir}/; no network request was made."
+        except (ValueError, RecursionError) as exc:  # an unparsable URI, a huge index
+            return f"cannot be resolved ({type(exc).__name__}: {_clip(str(exc), 120)})."
+        return None
 
     def reference(self, schema_path: str) -> Draft202012Validator:
         """python-jsonschema's validator for the schema (imported only when a record fails,
@@ -263,6 +293,7 @@ class Validators:
         if schema_path not in self._reference:
             from jsonschema import Draft202012Validator
 
+            install_ecma_patterns()
             if self._checker is None:
                 self._checker = format_checker()
             self._reference[schema_path] = Draft202012Validator(
@@ -282,21 +313,24 @@ class Validators:
         try:
             import jsonschema_rs
 
-            if self._fast_registry is None:
-                self._fast_registry = jsonschema_rs.Registry(
-                    [(d["$id"], d) for d in self.docs.values()], retriever=_refuse_fast
-                )
             validator = jsonschema_rs.validator_for(
                 self.docs[schema_path],
-                registry=self._fast_registry,
-                retriever=_refuse_fast,
+                retriever=self._retrieve_fast,
                 validate_formats=True,
-                formats={"date-time": is_rfc3339},
+                formats=fast_formats(),
+                pattern_options=bounded_regex.fast_engine_options(),
             )
         except Exception:
             validator = None
         self._fast[schema_path] = validator
         return validator
+
+    def _retrieve_fast(self, uri: str) -> Any:
+        """jsonschema-rs's retriever: a schema resource of schemas/ by its URI, or refused."""
+        found = self._resources.get(uri.rstrip("#"))
+        if found is None:
+            raise ValueError(f"{uri} is not available offline; no network request is made")
+        return found
 
     def record(self, path: str, value: Any) -> tuple[list[Finding], int]:
         """Findings for one parsed record, and 1 if it was validated against a schema."""
@@ -332,12 +366,23 @@ class Validators:
                 self.reference(schema_path).iter_errors(value),
                 key=lambda e: (pointer_of(e.absolute_path), e.message),
             )
-        except (_referencing_error(), Unresolvable) as exc:
+        except (_referencing_error(), Unresolvable, ValueError) as exc:
             return [
                 Finding(
                     "schema.unresolved",
                     path,
-                    f"Its schema refers to something not available offline: {exc}.",
+                    f"Its schema refers to something not available offline: {_clip(str(exc))}.",
+                    pointer="/$schema",
+                )
+            ], 1
+        except bounded_regex.RegexBudgetExceeded as exc:
+            return [
+                Finding(
+                    "schema.pattern-budget",
+                    path,
+                    f"Not checked against its schema: {exc}, so whether it matches is "
+                    "unknown; simplify the pattern (no backreference or lookaround over a "
+                    "repeated group).",
                     pointer="/$schema",
                 )
             ], 1
@@ -364,16 +409,61 @@ class Validators:
         return out, 1
 
 
-def _schema_error(schema: Any) -> SchemaError | None:
-    """python-jsonschema's verdict on a schema against its metaschema (imported only here)."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        return exc
-    return None
+
+def _structure_findings(path: str, schema: dict[str, Any]) -> list[Finding]:
+    """What neither engine may be handed: subschemas nested deeper than
+    :data:`MAX_SCHEMA_DEPTH`, and patterns that are not ECMA-262 regular expressions."""
+    out: list[Finding] = []
+    for sub in subschemas(schema, "urn:verifier:structure"):
+        if sub.depth > MAX_SCHEMA_DEPTH:
+            return [
+                Finding(
+                    "schema.bad-schema",
+                    path,
+                    f"Subschemas are nested more than {MAX_SCHEMA_DEPTH} deep; the verifier "
+                    "does not validate against a schema nested this deeply.",
+                    pointer=sub.pointer,
+                )
+            ]
+        out.extend(_pattern_findings(path, sub))
+    return out
+
+
+def _pattern_findings(path: str, sub: Subschema) -> Iterator[Finding]:
+    sites: list[tuple[str, Any]] = [(f"{sub.pointer}/pattern", sub.node.get("pattern"))]
+    props = sub.node.get("patternProperties")
+    if isinstance(props, dict):
+        sites += [(f"{sub.pointer}/patternProperties/{escape_token(k)}", k) for k in props]
+    for pointer, pattern in sites:
+        if not isinstance(pattern, str):
+            continue  # absent, or a type error the metaschema reports
+        try:
+            bounded_regex.compile(pattern)
+        except bounded_regex.RegexError:
+            yield Finding(
+                "schema.bad-schema",
+                path,
+                f"The pattern {_clip(pattern, 120)!r} is not an ECMA-262 regular expression "
+                "(or compiles larger than the verifier allows).",
+                pointer=pointer,
+            )
+
+
+def _resolvable_findings(path: str, schema: dict[str, Any], sid: str) -> list[Finding]:
+    """Every $id, the root's and each nested resource's, must resolve to a URI."""
+    return [
+        Finding(
+            "schema.bad-schema",
+            path,
+            f"A schema resource's base URI cannot be worked out: {sub.error}.",
+            pointer=f"{sub.pointer}/$id",
+        )
+        for sub in subschemas(schema, sid)
+        if sub.error is not None
+    ]
 
 
 def _referencing_error() -> type[Exception]:
@@ -396,10 +486,6 @@ def _meta_valid_fast(schema: Any) -> bool:
         return False
 
 
-def _refuse_fast(uri: str) -> Any:
-    raise ValueError(f"{uri} is not available offline; no network request is made")
-
-
 def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:
     """Strict JSON from the hashed bytes; problems become findings, ``None`` if unusable."""
     value, problems = loads_strict(data)
@@ -419,16 +505,3 @@ def _schema_finding(path: str, error: ValidationError) -> Finding:
         f"{message} (schema rule {error.validator!s}).",
         pointer=pointer_of(error.absolute_path),
     )
-
-
-def _refs(node: Any, pointer: str) -> Iterator[tuple[str, str]]:
-    if isinstance(node, dict):
-        for key, child in node.items():
-            here = f"{pointer}/{escape_token(key)}"
-            if key in ("$ref", "$dynamicRef") and isinstance(child, str):
-                yield here, child
-            else:
-                yield from _refs(child, here)
-    elif isinstance(node, list):
-        for i, child in enumerate(node):
-            yield from _refs(child, f"{pointer}/{i}")

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from verifier.assertions.interface import AssertionKind, Context, EvalError, Outcome, param
-from verifier.rfc3339 import is_rfc3339
+from verifier.rfc3339 import Instant, instant
 
 
-def parse_time(value: Any) -> datetime:
-    if not isinstance(value, str) or not is_rfc3339(value):
+def parse_time(value: Any) -> Instant:
+    """The instant ``value`` names, comparable with any other: offsets applied, a leap
+    second (23:59:60 UTC) after 23:59:59 and before the next day, fractions of any length."""
+    found = instant(value) if isinstance(value, str) else None
+    if found is None:
         raise EvalError(f"{value!r} is not an RFC 3339 date-time")
-    text = value.replace("z", "Z").replace("t", "T")
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    if ":60" in text[17:20]:
-        text = text[:17] + "59" + text[19:]
-    return datetime.fromisoformat(text)
+    return found
 
 
 class Order(AssertionKind):
