@@ -366,7 +366,7 @@ class Validators:
                 self.reference(schema_path).iter_errors(value),
                 key=lambda e: (pointer_of(e.absolute_path), e.message),
             )
-        except (_referencing_error(), Unresolvable, ValueError) as exc:
+        except (_referencing_error(), Unresolvable) as exc:
             return [
                 Finding(
                     "schema.unresolved",
