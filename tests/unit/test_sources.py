@@ -358,14 +358,14 @@ def test_a_tarball_is_read_in_one_pass_per_request(
     from verifier.sources.tar import TarSource
 
     passes = 0
-    original = TarSource._members
+    original = TarSource._reader
 
-    def counting(self: TarSource):  # type: ignore[no-untyped-def]
+    def counting(self: TarSource, charge):  # type: ignore[no-untyped-def]
         nonlocal passes
         passes += 1
-        return original(self)
+        return original(self, charge)
 
-    monkeypatch.setattr(TarSource, "_members", counting)
+    monkeypatch.setattr(TarSource, "_reader", counting)
     assert verify(path).ok
     assert passes == 3  # the headers, the manifest, the files
 
