@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from verifier.sources.safety import EntryType
+from verifier.sources.safety import EntryType, visible
 
 BLOCK = 512
 MAX_LONG_NAME = 8 * 1024
@@ -51,6 +51,7 @@ _TYPES = {
     b"5": EntryType.DIRECTORY,
     b"6": EntryType.DEVICE,  # FIFO
 }
+_NO_CONTENT = (EntryType.DIRECTORY, EntryType.SYMLINK, EntryType.HARDLINK, EntryType.DEVICE)
 _KEPT = ("path", "linkpath", "size", "hdrcharset")
 
 
@@ -147,7 +148,7 @@ class TarReader:
         self.pos = 0  # offset in the tar stream
         self._next_header = 0  # where the next header starts
         self._global: dict[str, bytes] = {}
-        self.last = ""  # the last member's name, for messages
+        self.last = ""  # the last member's name, for messages (escaped: see visible())
         self.ended = False  # the end-of-archive marker was read
 
     def _pay(self, n: int) -> None:
@@ -274,19 +275,14 @@ class TarReader:
                 if sparse_ext > MAX_SPARSE_BLOCKS:
                     raise TarDamage("a sparse header has too many extension blocks")
                 extended = self._block("a sparse header")[504]
-        if size and etype in (EntryType.DIRECTORY, EntryType.SYMLINK, EntryType.DEVICE):
+        if size and etype in _NO_CONTENT:
             raise TarDamage(
-                f"the {etype.value} header {_name(name)} declares {size} bytes of content; "
-                "tar programs disagree on whether they follow"
-            )
-        if size and etype is EntryType.HARDLINK:
-            raise TarDamage(
-                f"the hard link header {_name(name)} declares {size} bytes of content; tar "
-                "programs disagree on whether they follow"
+                f"the {etype.value} header {visible(_name(name))} declares {size} bytes of "
+                "content; tar programs disagree on whether they follow"
             )
         member = TarMember(_name(name), etype, size, self.pos, problem)
         self._next_header = self.pos + -(-size // BLOCK) * BLOCK
-        self.last = member.name
+        self.last = visible(member.name)
         return member
 
     def _tail(self) -> None:
