@@ -51,8 +51,9 @@ GIB = 1 << 30
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Bounds on what an archive may expand to. Defaults: 4 GiB in all, a compression ratio of
-    at most 100 for anything over 1 MiB, at most a million entries."""
+    """Bounds on what an archive may expand to. Defaults: 4 GiB in all (the files; for a
+    tarball also its whole tar stream, headers included), a compression ratio of at most 100
+    for anything over 1 MiB, at most a million entries."""
 
     max_bytes: int = 4 * GIB
     max_ratio: float = 100.0
