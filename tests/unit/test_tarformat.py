@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,13 @@ def test_damage_and_trailing_bytes_are_raised(kind: str, compress: object) -> No
         Decompressed(io.BytesIO(bytes(flipped)), kind).read()
     with pytest.raises(TrailingData):
         Decompressed(io.BytesIO(good + b"tar members"), kind).read()
+
+
+def test_an_xz_header_that_asks_for_a_huge_dictionary_is_refused() -> None:
+    good = bytearray(lzma.compress(PAYLOAD[:1000], filters=[{"id": lzma.FILTER_LZMA2}]))
+    size = (good[12] + 1) * 4  # the block header: its size byte, flags, filters, padding, CRC
+    props = good.index(b"\x21\x01", 12, 12 + size) + 2  # LZMA2 (0x21), one byte of props
+    good[props] = 40  # a dictionary of 4 GiB - 1
+    good[12 + size - 4 : 12 + size] = zlib.crc32(good[12 : 12 + size - 4]).to_bytes(4, "little")
+    with pytest.raises(CompressedDamage, match="corrupt"):
+        Decompressed(io.BytesIO(bytes(good)), "xz").read()

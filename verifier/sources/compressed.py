@@ -9,6 +9,8 @@ decompressors itself so that a reader that reads it to its end has verified all 
 * each stream's own check, by the decompressor: a gzip member's CRC-32 and ISIZE, an xz
   block's check and index, a bzip2 block's and stream's CRC;
 * a file that ends inside a stream is damage (:class:`CompressedDamage`);
+* an xz stream whose decoder would need more than :data:`XZ_MEMLIMIT` is damage, not an
+  allocation;
 * between and after streams only zero bytes are allowed, as ``gzip -t`` and ``xz -t`` allow
   them (xz: in multiples of four); anything else is :class:`TrailingData`.
 
@@ -24,6 +26,9 @@ import zlib
 from typing import Any, BinaryIO
 
 CHUNK = 64 * 1024
+#: what an xz stream's decoder may allocate (``xz -9`` needs 65 MiB): a header can ask for a
+#: dictionary of up to 4 GiB, which is refused instead of allocated
+XZ_MEMLIMIT = 256 * 1024 * 1024
 MAGIC = {"gzip": b"\x1f\x8b", "xz": b"\xfd7zXZ\x00", "bzip2": b"BZh"}
 _ERRORS: tuple[type[BaseException], ...] = (zlib.error, lzma.LZMAError, OSError, EOFError)
 
@@ -44,7 +49,7 @@ def _decompressor(kind: str) -> Any:
     if kind == "gzip":
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
     if kind == "xz":
-        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ, memlimit=XZ_MEMLIMIT)
     return bz2.BZ2Decompressor()
 
 

@@ -259,7 +259,7 @@ class TarReader:
             name = pax["path"]
         if "size" in pax:
             text = pax["size"]
-            if not text.isdigit() or not text.isascii():
+            if not text.isdigit() or not text.isascii() or len(text) > 20:
                 raise TarDamage("a pax header holds a malformed size")
             size = int(text)
         etype = _TYPES.get(typeflag, EntryType.OTHER)
