@@ -248,7 +248,7 @@ class TarReader:
         if magic[:6] == b"ustar\0":
             if prefix:
                 name = prefix + b"/" + name
-        elif prefix and typeflag != b"S":
+        elif prefix and typeflag != b"S" and long_name is None and "path" not in pax:
             problem = (
                 "the header is not POSIX ustar but holds a name prefix: tarfile reads it as "
                 "part of the name, GNU tar does not"
