@@ -23,6 +23,7 @@ from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
 from verifier.sources.interface import SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 from verifier.sources.tarformat import (
+    Charge,
     HeaderTooLarge,
     LimitReached,
     TarDamage,
@@ -127,7 +128,7 @@ class TarSource(IndexedSource):
             return self._handle
         return Decompressed(self._handle, self.compression)
 
-    def _reader(self, charge: Any) -> TarReader:
+    def _reader(self, charge: Charge) -> TarReader:
         plain = self.compression == "none"
         return TarReader(self._stream(), charge, self._size if plain else None)  # type: ignore[arg-type]
 
