@@ -229,3 +229,74 @@ def test_an_xz_header_that_asks_for_a_huge_dictionary_is_refused() -> None:
     good[12 + size - 4 : 12 + size] = zlib.crc32(good[12 : 12 + size - 4]).to_bytes(4, "little")
     with pytest.raises(CompressedDamage, match="corrupt"):
         Decompressed(io.BytesIO(bytes(good)), "xz").read()
+
+
+def _sample_tar() -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for i, size in enumerate((5, 600, 0)):
+            info = tarfile.TarInfo(f"evidence/{'é' * (60 * i)}{i}.bin")
+            info.size = size
+            archive.addfile(info, io.BytesIO(b"z" * size))
+        link = tarfile.TarInfo("evidence/link")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "x" * 200
+        archive.addfile(link)
+    return buf.getvalue()
+
+
+SAMPLE = _sample_tar()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    flips=st.lists(st.tuples(st.integers(0, len(SAMPLE) - 1), st.integers(1, 255)), max_size=4),
+    cut=st.integers(0, len(SAMPLE)),
+    compress=st.sampled_from(["none", "gzip", "xz", "bzip2"]),
+)
+def test_no_mutation_escapes_as_anything_but_a_finding(
+    tmp_path_factory: pytest.TempPathFactory,
+    flips: list[tuple[int, int]],
+    cut: int,
+    compress: str,
+) -> None:
+    """A mutated tarball opens with findings or not at all (SourceError), and reading any of
+    its files gives bytes or an OSError: never another exception (an exit 3)."""
+    from verifier.sources.interface import SourceError
+    from verifier.sources.tar import TarSource
+
+    raw = bytearray(SAMPLE)
+    for at, xor in flips:
+        raw[at] ^= xor
+    data = bytes(raw[:cut])
+    packed = {
+        "none": lambda b: b,
+        "gzip": gzip.compress,
+        "xz": lzma.compress,
+        "bzip2": bz2.compress,
+    }[compress](data)
+    if compress != "none" and flips:
+        mangled = bytearray(packed)
+        at, xor = flips[0]
+        mangled[at % len(mangled)] ^= xor
+        packed = bytes(mangled)
+    path = tmp_path_factory.mktemp("fuzz") / "x.tar"
+    path.write_bytes(packed)
+    try:
+        source = TarSource(str(path))
+    except SourceError:
+        return
+    try:
+        names = [n for n, _ in source.walk("")]
+        for _, stream in source.read_many(names):
+            if isinstance(stream, OSError):
+                continue
+            try:
+                while stream.read(4096):
+                    pass
+            except OSError:
+                pass
+            finally:
+                stream.close()
+    finally:
+        source.close()

@@ -15,6 +15,7 @@ which they use, so a member is refused (``source.unsafe-member``) when its names
 
 from __future__ import annotations
 
+import lzma
 import os
 import stat
 import struct
@@ -29,6 +30,8 @@ from verifier.sources.safety import EntryType, IndexBuilder, Limits, visible
 _ERRORS: tuple[type[BaseException], ...] = (
     zipfile.BadZipFile,
     zlib.error,
+    lzma.LZMAError,  # a damaged LZMA member (bzip2 members raise OSError)
+    struct.error,
     EOFError,
     NotImplementedError,
     RuntimeError,
@@ -86,10 +89,12 @@ def name_problem(info: zipfile.ZipInfo, handle: BinaryIO) -> str:
     except OSError:
         return ""
     if local != raw or (fields[3] & _UTF8) != (info.flag_bits & _UTF8):
-        shown = local.decode("utf-8" if fields[3] & _UTF8 else "cp437", "replace")
+        shown = visible(local.decode("utf-8" if fields[3] & _UTF8 else "cp437", "replace"))
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
         return (
-            f"its local file header names it {visible(shown)!r}, the central directory "
-            "otherwise; a tool that reads the zip from its start sees the other name"
+            f"its local file header names it '{shown}', the central directory otherwise; a "
+            "tool that reads the zip from its start sees the other name"
         )
     for other in _unicode_paths(local_extra):
         if other != info.orig_filename.encode("utf-8", "surrogateescape"):
