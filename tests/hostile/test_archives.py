@@ -30,6 +30,7 @@ from tests.hostile.archives_build import (
     zip_of,
 )
 from tests.hostile.harness import Run, assert_safe, run_cli
+from verifier.formats.inert import visible
 
 MIB = 1 << 20
 BOMB = 256 * MIB
@@ -67,28 +68,38 @@ def test_a_nul_in_a_zip_name_is_refused_and_the_real_member_is_no_duplicate(
     patch(dest, b"study.json#.exe", b"study.json\0.exe")
     run = check(dest)
     assert_safe(run, rc=1, codes=["source.unsafe-member"], max_rss_mib=200)
-    assert paths(run, "source.unsafe-member") == ["evidence/study.json\\x00.exe"]
+    assert paths(run, "source.unsafe-member") == ["evidence/study.json\x00.exe"]
     assert "source.duplicate-member" not in run.codes()
     statuses = {f["path"]: f["status"] for f in run.report()["files"]}
     assert statuses["evidence/study.json"] == "ok"
 
 
 @pytest.mark.parametrize(
-    ("name", "shown"),
+    "name",
     [
-        ("evidence/a\nb.json", "evidence/a\\x0ab.json"),
-        ("evidence/a\rb.json", "evidence/a\\x0db.json"),
-        ("evidence/\x1b[2Kok.json", "evidence/\\x1b[2Kok.json"),
-        ("evidence/del\x7f.json", "evidence/del\\x7f.json"),
-        ("evidence/c1\x9b.json", "evidence/c1\\x9b.json"),
+        "evidence/a\nb.json",
+        "evidence/a\rb.json",
+        "evidence/\x1b[2Kok.json",
+        "evidence/del\x7f.json",
+        "evidence/c1\x9b.json",
+        "evidence/study.json\0.exe",
     ],
 )
-def test_control_characters_in_a_zip_name_are_refused(
-    tmp_path: Path, name: str, shown: str
+def test_control_characters_in_a_zip_name_are_refused_and_shown_escaped(
+    tmp_path: Path, name: str
 ) -> None:
-    run = check(zip_of(tmp_path / "ctl.zip", [(name, b"x")]))
+    """JSON names the raw name; text shows it with visible escapes (one line, no control)."""
+    dest = zip_of(tmp_path / "ctl.zip", [(name.replace("\0", "#"), b"x")])
+    if "\0" in name:
+        patch(dest, name.replace("\0", "#").encode(), name.encode())
+    run = check(dest)
     assert_safe(run, rc=1, codes=["source.unsafe-member"], max_rss_mib=200)
-    assert paths(run, "source.unsafe-member") == [shown]
+    assert paths(run, "source.unsafe-member") == [name]
+    text = run_cli(["check", str(dest), "--stages", "integrity"], watch=[tmp_path])
+    assert_safe(text, rc=1, max_rss_mib=200)
+    line = next(x for x in text.stdout.splitlines() if "source.unsafe-member" in x)
+    assert line.startswith(visible(name) + ": source.unsafe-member: ")
+    assert not any(c in text.stdout for c in "\0\r\x1b\x7f\x9b")
 
 
 def test_a_name_that_differs_in_the_local_header_is_refused(tmp_path: Path) -> None:
@@ -143,7 +154,7 @@ def test_a_nul_in_a_gnu_long_name_is_refused(tmp_path: Path) -> None:
     dest.write_bytes(raw[:payload] + long.replace("#", "\0").encode() + raw[payload + len(long) :])
     run = check(dest)
     assert_safe(run, rc=1, codes=["source.unsafe-member"], max_rss_mib=200)
-    assert paths(run, "source.unsafe-member") == ["evidence/study.json\\x00" + "x" * 120]
+    assert paths(run, "source.unsafe-member") == ["evidence/study.json\x00" + "x" * 120]
     assert "source.duplicate-member" not in run.codes()
 
 

@@ -115,14 +115,6 @@ def test_member_names(raw: str, expected: str | None) -> None:
     assert member_name(raw)[0] == expected
 
 
-def test_a_refused_name_is_shown_with_visible_escapes() -> None:
-    from verifier.sources.safety import visible
-
-    assert visible("evidence/study.json\0.exe") == "evidence/study.json\\x00.exe"
-    assert visible("a\nb\x9b\udcff") == "a\\x0ab\\x9b\\xff"
-    assert visible("café") == "café"
-
-
 def test_collision_key_folds_case_and_unicode_form() -> None:
     assert collision_key("Café") == collision_key("cafe\u0301") == collision_key("CAFÉ")
     assert collision_key("a") != collision_key("b")

@@ -9,8 +9,8 @@ builds an :class:`Index`, the only view the rest of the verifier gets:
   would forge a line of a report, an escape sequence would rewrite a terminal) are refused
   (``source.unsafe-member``), and so is a name the source's own reader found ambiguous (a zip
   name that differs between the central directory and the local header); the finding names
-  the raw name with its control characters escaped (:func:`visible`), so a NUL-truncated name
-  is never mistaken for the real member;
+  the raw name, NUL and all, so it is never mistaken for the real member (every output
+  format shows it with visible escapes: :mod:`verifier.formats.inert`);
 * symbolic links, hard links, devices, FIFOs and sockets are never read or followed: they are
   :attr:`Kind.LINK` or :attr:`Kind.OTHER`, exactly as in a folder, and the integrity stage
   reports them when the manifest lists them or they lie in its scope; an entry below a link
@@ -100,19 +100,6 @@ def human(n: float) -> str:
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_ESCAPE = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code - 0xDC00 if code >= 0xDC00 else code:02x}"
-
-
-def visible(raw: str) -> str:
-    """A stored name as a finding shows it: control characters, and bytes that were not
-    UTF-8 (surrogate escapes), written as ``\\xNN``; a NUL-truncated name cannot pass for the
-    name before the NUL."""
-    return _ESCAPE.sub(_escape, raw)
 
 
 def member_name(raw: str) -> tuple[str | None, str]:
@@ -227,8 +214,8 @@ class IndexBuilder:
         self.index.findings.append(Finding(code, path, message))
 
     def refuse_name(self, raw_name: str, why: str) -> None:
-        """Refuse an entry for its name (``source.unsafe-member``), shown escaped."""
-        self.refuse("source.unsafe-member", visible(raw_name), f"Refused: {why}.")
+        """Refuse an entry for its name (``source.unsafe-member``), on its raw name."""
+        self.refuse("source.unsafe-member", raw_name, f"Refused: {why}.")
 
     def charge(self, nbytes: int, after: str | None = None) -> bool:
         """Before a source reads ``nbytes`` of an archive's stream (a header, a long name, a
@@ -275,7 +262,7 @@ class IndexBuilder:
         if self._count > limits.max_entries:
             self.refuse(
                 "source.too-large",
-                visible(raw_name),
+                raw_name,
                 f"Refused: the archive has more than {limits.max_entries} entries (the "
                 "limit); this entry and any after it were not read.",
             )

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from verifier.sources.safety import EntryType, visible
+from verifier.sources.safety import EntryType
 
 BLOCK = 512
 MAX_LONG_NAME = 8 * 1024
@@ -148,7 +148,7 @@ class TarReader:
         self.pos = 0  # offset in the tar stream
         self._next_header = 0  # where the next header starts
         self._global: dict[str, bytes] = {}
-        self.last = ""  # the last member's name, for messages (escaped: see visible())
+        self.last = ""  # the last member's name, for messages
         self.ended = False  # the end-of-archive marker was read
 
     def _pay(self, n: int) -> None:
@@ -277,12 +277,12 @@ class TarReader:
                 extended = self._block("a sparse header")[504]
         if size and etype in _NO_CONTENT:
             raise TarDamage(
-                f"the {etype.value} header {visible(_name(name))} declares {size} bytes of "
+                f"the {etype.value} header {_name(name)} declares {size} bytes of "
                 "content; tar programs disagree on whether they follow"
             )
         member = TarMember(_name(name), etype, size, self.pos, problem)
         self._next_header = self.pos + -(-size // BLOCK) * BLOCK
-        self.last = visible(member.name)
+        self.last = member.name
         return member
 
     def _tail(self) -> None:

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
 from verifier.sources.interface import SourceError, Stream
-from verifier.sources.safety import EntryType, IndexBuilder, Limits, visible
+from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 _ERRORS: tuple[type[BaseException], ...] = (
     zipfile.BadZipFile,
@@ -89,7 +89,7 @@ def name_problem(info: zipfile.ZipInfo, handle: BinaryIO) -> str:
     except OSError:
         return ""
     if local != raw or (fields[3] & _UTF8) != (info.flag_bits & _UTF8):
-        shown = visible(local.decode("utf-8" if fields[3] & _UTF8 else "cp437", "replace"))
+        shown = local.decode("utf-8" if fields[3] & _UTF8 else "cp437", "replace")
         if len(shown) > 200:
             shown = shown[:200] + "..."
         return (
