@@ -71,7 +71,8 @@ CODES: dict[str, tuple[Stage, str]] = {
     ),
     "source.unsafe-member": (
         Stage.INTEGRITY,
-        "an archive entry's name is absolute, has '..' or empty segments, or a NUL; refused",
+        "an archive entry's name is absolute, has '..' or empty segments, a NUL or another "
+        "control character, or reads differently in different tools; refused",
     ),
     "source.duplicate-member": (
         Stage.INTEGRITY,
@@ -88,6 +89,11 @@ CODES: dict[str, tuple[Stage, str]] = {
     "source.unreadable": (
         Stage.INTEGRITY,
         "an archive is damaged (truncated, corrupt); nothing after the damage was read",
+    ),
+    "source.trailing-data": (
+        Stage.INTEGRITY,
+        "an archive holds data after its end (after a tar's end-of-archive marker or the "
+        "last compressed stream) that tools reading on would take for more entries",
     ),
     "bag.malformed": (
         Stage.INTEGRITY,
@@ -212,6 +218,7 @@ SEVERITIES: dict[str, Severity] = {
     "source.name-collision": Severity.ERROR,
     "source.too-large": Severity.ERROR,
     "source.unreadable": Severity.ERROR,
+    "source.trailing-data": Severity.ERROR,
     "bag.malformed": Severity.ERROR,
     "bag.oxum-mismatch": Severity.ERROR,
     "bag.fetch-invalid": Severity.ERROR,

@@ -103,6 +103,11 @@ def test_the_bundled_archive_as_a_bag_has_no_findings(archive: Path) -> None:
         ("a\\..\\..\\x", None),
         ("a//b", None),
         ("a\0b", None),
+        ("a\nb", None),
+        ("a\x1b[0m", None),
+        ("a\x7f", None),
+        ("a\x85b", None),
+        ("café/naïve.txt", "café/naïve.txt"),
         ("..dots", "..dots"),
     ],
 )
@@ -113,6 +118,7 @@ def test_member_names(raw: str, expected: str | None) -> None:
 def test_collision_key_folds_case_and_unicode_form() -> None:
     assert collision_key("Café") == collision_key("cafe\u0301") == collision_key("CAFÉ")
     assert collision_key("a") != collision_key("b")
+    assert collision_key("a\\b") == collision_key("a/b")
 
 
 def zip_with(
@@ -358,14 +364,14 @@ def test_a_tarball_is_read_in_one_pass_per_request(
     from verifier.sources.tar import TarSource
 
     passes = 0
-    original = TarSource._members
+    original = TarSource._reader
 
-    def counting(self: TarSource):  # type: ignore[no-untyped-def]
+    def counting(self: TarSource, charge):  # type: ignore[no-untyped-def]
         nonlocal passes
         passes += 1
-        return original(self)
+        return original(self, charge)
 
-    monkeypatch.setattr(TarSource, "_members", counting)
+    monkeypatch.setattr(TarSource, "_reader", counting)
     assert verify(path).ok
     assert passes == 3  # the headers, the manifest, the files
 

@@ -42,6 +42,15 @@ class GuardedStream(io.RawIOBase):
         n = len(data)
         view[:n] = data
         self._left -= n
+        if self._left <= 0 and n:
+            # one more read at the declared end lets the library check what it checks there
+            # (a zip member's CRC-32) and shows a member longer than declared
+            try:
+                extra = self._inner.read(1)
+            except self._errors as exc:
+                raise OSError(f"{self._what}: {exc}") from None
+            if extra:
+                raise OSError(f"{self._what}: it holds more bytes than its header declares")
         return n
 
     def close(self) -> None:

@@ -5,19 +5,27 @@ before any byte of content is read. :class:`IndexBuilder` takes those entries on
 builds an :class:`Index`, the only view the rest of the verifier gets:
 
 * names that are absolute (``/x``, ``C:\\x``), hold a ``..`` segment (``/`` or ``\\`` as
-  separator), an empty segment or a NUL are refused (``source.unsafe-member``);
+  separator), an empty segment, a NUL or another control character (C0, DEL, C1: a CR or LF
+  would forge a line of a report, an escape sequence would rewrite a terminal) are refused
+  (``source.unsafe-member``), and so is a name the source's own reader found ambiguous (a zip
+  name that differs between the central directory and the local header); the finding names
+  the raw name, NUL and all, so it is never mistaken for the real member (every output
+  format shows it with visible escapes: :mod:`verifier.formats.inert`);
 * symbolic links, hard links, devices, FIFOs and sockets are never read or followed: they are
   :attr:`Kind.LINK` or :attr:`Kind.OTHER`, exactly as in a folder, and the integrity stage
   reports them when the manifest lists them or they lie in its scope; an entry below a link
   is :attr:`Kind.LINK` too;
 * a name held by more than one entry, or by a file and a folder, is refused
   (``source.duplicate-member``), every copy of it;
-* names equal after Unicode NFC normalisation and case folding are refused, all of them
-  (``source.name-collision``);
+* names equal after Unicode NFC normalisation and case folding, or once a ``\\`` is read as
+  the folder separator it is on Windows, are refused, all of them (``source.name-collision``);
 * the total uncompressed size is bounded (:attr:`Limits.max_bytes`), and so is the
   compression ratio (:attr:`Limits.max_ratio`, per zip member, per compressed tarball as a
   whole); an entry past a limit is refused (``source.too-large``) before it is decompressed,
-  so an archive bomb costs neither memory nor time.
+  so an archive bomb costs neither memory nor time. A tarball's headers count too: a source
+  that reads its own structure (tar headers, GNU long names, pax headers, padding, the bytes
+  after the end-of-archive marker) charges every byte with :meth:`IndexBuilder.charge` before
+  it reads it.
 
 A folder on the local file system is already a set of distinct names on this machine: it has
 no names to refuse and nothing expands, so only the link and device rules apply to it (see
@@ -43,8 +51,9 @@ GIB = 1 << 30
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Bounds on what an archive may expand to. Defaults: 4 GiB in all, a compression ratio of
-    at most 100 for anything over 1 MiB, at most a million entries."""
+    """Bounds on what an archive may expand to. Defaults: 4 GiB in all (the files; for a
+    tarball also its whole tar stream, headers included), a compression ratio of at most 100
+    for anything over 1 MiB, at most a million entries."""
 
     max_bytes: int = 4 * GIB
     max_ratio: float = 100.0
@@ -90,6 +99,9 @@ def human(n: float) -> str:
     return f"{int(n)} bytes"
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def member_name(raw: str) -> tuple[str | None, str]:
     """The archive-relative path an entry's stored name stands for, or ``None`` and why not.
 
@@ -97,7 +109,13 @@ def member_name(raw: str) -> tuple[str | None, str]:
     (``./``) gives ``""``.
     """
     if "\0" in raw:
-        return None, "the name holds a NUL byte"
+        return None, "the name holds a NUL byte (tools that stop at it read another name)"
+    control = _CONTROL.search(raw)
+    if control is not None:
+        return None, (
+            f"the name holds the control character U+{ord(control.group()):04X} (a line "
+            "break or escape sequence in a name can forge report lines or rewrite a terminal)"
+        )
     if raw.startswith(("/", "\\")) or _DRIVE.match(raw):
         return None, "the name is absolute"
     if ".." in re.split(r"[/\\]", raw):
@@ -110,8 +128,10 @@ def member_name(raw: str) -> tuple[str | None, str]:
 
 
 def collision_key(name: str) -> str:
-    """Names with the same key are one file on a case-insensitive or normalising system."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+    """Names with the same key are one file on a case-insensitive or normalising system, or
+    on Windows, where ``\\`` separates folders as ``/`` does."""
+    folded = unicodedata.normalize("NFC", name).casefold().replace("\\", "/")
+    return unicodedata.normalize("NFC", folded)
 
 
 @dataclass(slots=True)
@@ -193,6 +213,38 @@ class IndexBuilder:
     def refuse(self, code: str, path: str, message: str) -> None:
         self.index.findings.append(Finding(code, path, message))
 
+    def refuse_name(self, raw_name: str, why: str) -> None:
+        """Refuse an entry for its name (``source.unsafe-member``), on its raw name."""
+        self.refuse("source.unsafe-member", raw_name, f"Refused: {why}.")
+
+    def charge(self, nbytes: int, after: str | None = None) -> bool:
+        """Before a source reads ``nbytes`` of an archive's stream (a header, a long name, a
+        member's content or padding, what follows the end-of-archive marker): count them, and
+        return ``False`` with a finding when they would pass a limit (nothing is read then)."""
+        self._expanded += nbytes
+        where = f"after the entry {after}" if after else "at its start"
+        if self._expanded > self.limits.max_bytes:
+            self.refuse(
+                "source.too-large",
+                after or "",
+                f"Refused: the archive's stream, headers included, is longer than "
+                f"{human(self.limits.max_bytes)} (the limit, --max-bytes); nothing {where} "
+                "was read.",
+            )
+            self.index.complete = False
+            return False
+        if self.expand_limit is not None and self._expanded > self.expand_limit:
+            self.refuse(
+                "source.too-large",
+                after or "",
+                f"Refused: the archive expands to more than {human(self.expand_limit)}, over "
+                f"{self.limits.max_ratio:g} times its compressed size, headers included (the "
+                f"limit, --max-ratio); nothing {where} was read.",
+            )
+            self.index.complete = False
+            return False
+        return True
+
     def add(
         self,
         raw_name: str,
@@ -200,11 +252,11 @@ class IndexBuilder:
         size: int,
         ref: Any,
         compressed: int | None = None,
-        overhead: int = 0,
     ) -> bool:
         """Admit or refuse one entry. ``compressed``: its compressed size, where the archive
-        says (a zip member); ``overhead``: bytes the archive spends on it besides content
-        (tar headers), counted against the expansion limit."""
+        says (a zip member). With an expansion limit (a compressed tarball), a file's size is
+        checked against what the stream may still expand to before its content is read; the
+        source charges the bytes themselves (:meth:`charge`) as it reads them."""
         limits = self.limits
         self._count += 1
         if self._count > limits.max_entries:
@@ -218,12 +270,11 @@ class IndexBuilder:
             return False
         name, why = member_name(raw_name)
         if name is None:
-            self.refuse("source.unsafe-member", raw_name, f"Refused: {why}.")
+            self.refuse_name(raw_name, why)
             return True
         if name == "":
             return True  # the root folder itself
         if etype is EntryType.FILE:
-            self._expanded += size + overhead
             if self.index.total + size > limits.max_bytes:
                 self.refuse(
                     "source.too-large",
@@ -233,7 +284,7 @@ class IndexBuilder:
                 )
                 self.index.complete = False
                 return False
-            if self.expand_limit is not None and self._expanded > self.expand_limit:
+            if self.expand_limit is not None and self._expanded + size > self.expand_limit:
                 self.refuse(
                     "source.too-large",
                     name,
@@ -259,21 +310,21 @@ class IndexBuilder:
                 self._seen.setdefault(name, []).append(Entry(name, Kind.REFUSED, size, ref))
                 return True
             self.index.total += size
-        else:
-            self._expanded += overhead
         kind = _KIND_OF_TYPE[etype]
         self._seen.setdefault(name, []).append(Entry(name, kind, size, ref))
         return True
 
-    def damaged(self, after: str | None, why: str) -> None:
-        """Reading stopped at damage (a truncated or corrupt archive)."""
+    def damaged(self, after: str | None, why: str, *, complete: bool = False) -> None:
+        """Reading stopped at damage (a truncated or corrupt archive). ``complete``: every
+        entry was read all the same (the damage is in a compressed stream's trailer)."""
         where = f"after the entry {after}" if after else "at its start"
+        rest = "every entry before it was read" if complete else "nothing after it was read"
         self.refuse(
             "source.unreadable",
             after or "",
-            f"The archive is damaged {where}: {why}; nothing after it was read.",
+            f"The archive is damaged {where}: {why}; {rest}. Re-create or re-download it.",
         )
-        self.index.complete = False
+        self.index.complete = self.index.complete and complete
 
     def finish(self) -> Index:
         index = self.index

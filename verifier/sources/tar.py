@@ -2,31 +2,40 @@
 
 A tarball can only be read from the start, so every read is one forward pass: a first pass
 reads the headers (the safety policy sees each entry's size before its content is
-decompressed, so a bomb is refused before it expands); each later :meth:`read_many` is one
-more pass that hands out the members asked for, in archive order. No member is extracted and
-no member's bytes are hashed twice.
+decompressed, so a bomb is refused before it expands) and then the rest of the stream, to its
+very end: the tar stream's tail after the end-of-archive marker must be zeros, and a
+compressed stream is decompressed and verified to its last byte (gzip CRC-32 and ISIZE of
+every member, xz and bzip2 checks; :mod:`verifier.sources.compressed`). Every byte of it,
+headers included, is charged to the limits before it is read
+(:mod:`verifier.sources.tarformat`). Each later :meth:`read_many` is one more pass that hands
+out the members asked for, in archive order. No member is extracted and no member's bytes
+are hashed twice.
 """
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
-import tarfile
-import zlib
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
 from verifier.sources.interface import SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
+from verifier.sources.tarformat import (
+    Charge,
+    HeaderTooLarge,
+    LimitReached,
+    TarDamage,
+    TarReader,
+    TarTrailing,
+)
 
 _ERRORS: tuple[type[BaseException], ...] = (
-    tarfile.TarError,
-    EOFError,
-    zlib.error,
-    lzma.LZMAError,
+    TarDamage,
+    TarTrailing,
+    CompressedDamage,
+    TrailingData,
     OSError,
     ValueError,
 )
@@ -53,20 +62,6 @@ def looks_like_tar(path: str) -> bool:
     return compression_of(head) != "none" or head[257:262] == b"ustar"
 
 
-def entry_type(member: tarfile.TarInfo) -> EntryType:
-    if member.isreg():
-        return EntryType.FILE
-    if member.isdir():
-        return EntryType.DIRECTORY
-    if member.issym():
-        return EntryType.SYMLINK
-    if member.islnk():
-        return EntryType.HARDLINK
-    if member.ischr() or member.isblk() or member.isfifo():
-        return EntryType.DEVICE
-    return EntryType.OTHER
-
-
 class TarSource(IndexedSource):
     """The members of a tarball, plain or compressed with gzip, xz or bzip2."""
 
@@ -79,49 +74,63 @@ class TarSource(IndexedSource):
         try:
             self._handle = open(path, "rb")  # noqa: SIM115 (held open until close())
             head = self._handle.read(HEADER)
-            size = os.fstat(self._handle.fileno()).st_size
+            self._size = os.fstat(self._handle.fileno()).st_size
         except OSError as exc:
             raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
         self.compression = compression_of(head)
         expand = None
         if self.compression != "none":
-            expand = max(limits.ratio_floor, int(limits.max_ratio * size))
+            expand = max(limits.ratio_floor, int(limits.max_ratio * self._size))
         builder = IndexBuilder(limits, expand)
+        reader = self._reader(builder.charge)
         number = 0
-        last: str | None = None
         try:
-            for member in self._members():
-                size_of = member.size if member.isreg() else 0
-                if not builder.add(member.name, entry_type(member), size_of, number, None, HEADER):
-                    break
+            while (member := reader.next()) is not None:
                 number += 1
-                last = member.name
+                if member.problem:
+                    builder.refuse_name(member.name, member.problem)
+                    continue
+                size_of = member.size if member.etype is EntryType.FILE else 0
+                if not builder.add(member.name, member.etype, size_of, number - 1):
+                    break
+        except LimitReached:
+            pass  # the builder's finding says which limit
+        except HeaderTooLarge as exc:
+            builder.refuse(
+                "source.too-large",
+                reader.last,
+                f"Refused: {exc}. Long names and extended headers are capped so that a "
+                "header cannot be a bomb; nothing after it was read.",
+            )
+            builder.index.complete = False
+        except (TarTrailing, TrailingData) as exc:
+            if not reader.ended:
+                builder.damaged(reader.last or None, str(exc))
+            else:
+                builder.refuse(
+                    "source.trailing-data",
+                    reader.last,
+                    f"The archive holds data after its end: {exc}. Tools that read on "
+                    "would find entries that were not verified; re-create the archive.",
+                )
         except _ERRORS as exc:
-            if number == 0:
+            if number == 0 and not reader.ended:
                 self._handle.close()
                 raise SourceError(f"{path} is not a readable tarball: {exc}") from None
-            builder.damaged(last, str(exc) or type(exc).__name__)
+            builder.damaged(
+                reader.last or None, str(exc) or type(exc).__name__, complete=reader.ended
+            )
         self.index = builder.finish()
 
-    def _stream(self) -> IO[bytes] | gzip.GzipFile | lzma.LZMAFile | bz2.BZ2File:
+    def _stream(self) -> IO[bytes] | Decompressed:
         self._handle.seek(0)
-        if self.compression == "gzip":
-            return gzip.GzipFile(fileobj=self._handle, mode="rb")
-        if self.compression == "xz":
-            return lzma.LZMAFile(self._handle)
-        if self.compression == "bzip2":
-            return bz2.BZ2File(self._handle)
-        return self._handle
+        if self.compression == "none":
+            return self._handle
+        return Decompressed(self._handle, self.compression)
 
-    def _members(self) -> Iterator[tarfile.TarInfo]:
-        """One forward pass over the headers; the caller reads a member before the next."""
-        with tarfile.open(fileobj=self._stream(), mode="r|") as archive:
-            self._archive = archive
-            while True:
-                member = archive.next()
-                if member is None:
-                    return
-                yield member
+    def _reader(self, charge: Charge) -> TarReader:
+        plain = self.compression == "none"
+        return TarReader(self._stream(), charge, self._size if plain else None)  # type: ignore[arg-type]
 
     def open(self, name: str) -> Stream:
         for _, stream in self.read_many([name]):
@@ -140,18 +149,16 @@ class TarSource(IndexedSource):
         if not wanted:
             return
         number = 0
+        reader = self._reader(lambda n: True)
         try:
-            for member in self._members():
+            while (member := reader.next()) is not None:
                 if number not in wanted:
                     number += 1
                     continue
                 name = wanted.pop(number)
                 number += 1
-                inner = self._archive.extractfile(member)
-                if inner is None:
-                    yield name, OSError("not a regular member")
-                else:
-                    yield name, GuardedStream(inner, _ERRORS, member.size, "damaged member")
+                inner = reader.content(member)
+                yield name, GuardedStream(inner, _ERRORS, member.size, "damaged member")
                 if not wanted:
                     return
         except _ERRORS as exc:

@@ -1,13 +1,27 @@
 """A zip file, read in place: the central directory is the list of entries the safety policy
-admits; each member is decompressed as a stream when it is hashed, never extracted."""
+admits; each member is decompressed as a stream when it is hashed, never extracted.
+
+The name the policy sees is the raw one (``ZipInfo.orig_filename``: :mod:`zipfile` cuts
+``filename`` at a NUL). A zip can give a member more than one name, and tools do not agree on
+which they use, so a member is refused (``source.unsafe-member``) when its names disagree:
+
+* the central directory's name and the local file header's name (tools that read a zip from
+  its start, as a stream, see the local one), or their UTF-8 flags;
+* an Info-ZIP Unicode Path extra field (``0x7075``) that names another path (7-Zip and
+  Info-ZIP use it, :mod:`zipfile` does not);
+* a name with bytes beyond ASCII and no UTF-8 flag: :mod:`zipfile` decodes it as cp437, most
+  unzip programs on Linux as UTF-8, Windows as the local code page.
+"""
 
 from __future__ import annotations
 
+import lzma
 import os
 import stat
+import struct
 import zipfile
 import zlib
-from typing import Any
+from typing import Any, BinaryIO
 
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
 from verifier.sources.interface import SourceError, Stream
@@ -16,6 +30,8 @@ from verifier.sources.safety import EntryType, IndexBuilder, Limits
 _ERRORS: tuple[type[BaseException], ...] = (
     zipfile.BadZipFile,
     zlib.error,
+    lzma.LZMAError,  # a damaged LZMA member (bzip2 members raise OSError)
+    struct.error,
     EOFError,
     NotImplementedError,
     RuntimeError,
@@ -23,6 +39,70 @@ _ERRORS: tuple[type[BaseException], ...] = (
 )
 
 _OPEN_ERRORS: tuple[type[BaseException], ...] = (*_ERRORS, OSError)
+_UTF8 = 0x800
+_LOCAL = struct.Struct("<4s2B4HL2L2H")  # the local file header, as zipfile reads it
+_UNICODE_PATH = 0x7075
+
+
+def _raw_name(info: zipfile.ZipInfo) -> bytes:
+    encoding = "utf-8" if info.flag_bits & _UTF8 else "cp437"
+    return info.orig_filename.encode(encoding, "surrogateescape")
+
+
+def _unicode_paths(extra: bytes) -> list[bytes]:
+    """The names in Info-ZIP Unicode Path extra fields (version 1, a CRC, UTF-8 bytes)."""
+    out: list[bytes] = []
+    while len(extra) >= 4:
+        kind, length = struct.unpack("<HH", extra[:4])
+        body = extra[4 : 4 + length]
+        if kind == _UNICODE_PATH and len(body) >= 5:
+            out.append(body[5:])
+        extra = extra[4 + length :]
+    return out
+
+
+def name_problem(info: zipfile.ZipInfo, handle: BinaryIO) -> str:
+    """Why tools would read this member's name differently, or ``""``."""
+    raw = _raw_name(info)
+    if not info.flag_bits & _UTF8 and not raw.isascii():
+        return (
+            "the name has bytes beyond ASCII and the zip does not mark it as UTF-8: tools "
+            "decode it differently (cp437, UTF-8, the local code page); re-create the zip "
+            "with UTF-8 names"
+        )
+    for other in _unicode_paths(info.extra):
+        if other != info.orig_filename.encode("utf-8", "surrogateescape"):
+            return (
+                "the member carries a second name (an Info-ZIP Unicode Path field) that "
+                "differs from its name; tools disagree on which one is meant"
+            )
+    try:
+        handle.seek(info.header_offset)
+        head = handle.read(_LOCAL.size)
+        if len(head) < _LOCAL.size:
+            return ""  # damage: opening the member reports it
+        fields = _LOCAL.unpack(head)
+        if fields[0] != b"PK\x03\x04":
+            return ""
+        local = handle.read(fields[10])
+        local_extra = handle.read(fields[11])
+    except OSError:
+        return ""
+    if local != raw or (fields[3] & _UTF8) != (info.flag_bits & _UTF8):
+        shown = local.decode("utf-8" if fields[3] & _UTF8 else "cp437", "replace")
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
+        return (
+            f"its local file header names it '{shown}', the central directory otherwise; a "
+            "tool that reads the zip from its start sees the other name"
+        )
+    for other in _unicode_paths(local_extra):
+        if other != info.orig_filename.encode("utf-8", "surrogateescape"):
+            return (
+                "its local file header carries a second name (an Info-ZIP Unicode Path "
+                "field) that differs from its name; tools disagree on which one is meant"
+            )
+    return ""
 
 
 def entry_type(info: zipfile.ZipInfo) -> EntryType:
@@ -34,7 +114,7 @@ def entry_type(info: zipfile.ZipInfo) -> EntryType:
             return EntryType.DEVICE
         if stat.S_ISDIR(mode):
             return EntryType.DIRECTORY
-    return EntryType.DIRECTORY if info.filename.endswith("/") else EntryType.FILE
+    return EntryType.DIRECTORY if info.orig_filename.endswith("/") else EntryType.FILE
 
 
 class ZipSource(IndexedSource):
@@ -58,8 +138,12 @@ class ZipSource(IndexedSource):
             raise SourceError(f"{path} is not a readable zip file: {exc}") from None
         builder = IndexBuilder(limits)
         for info in infos:
+            problem = name_problem(info, self._handle)
+            if problem:
+                builder.refuse_name(info.orig_filename, problem)
+                continue
             if not builder.add(
-                info.filename, entry_type(info), info.file_size, info, info.compress_size
+                info.orig_filename, entry_type(info), info.file_size, info, info.compress_size
             ):
                 break
         self.index = builder.finish()
