@@ -1,21 +1,69 @@
 """Stage 3, consistency: do the records agree with each other and with the claims made?
 
 Runs the declarative assertion spec kept inside the archive. Each assertion is evaluated on
-its own; a malformed one is an ``assertion.error``, and the rest still run.
+its own, and the rest still run whatever one does. What each can come to:
+
+- ``assertion.failed``: its condition does not hold;
+- ``assertion.error``: it could not be evaluated (a file missing, unparsable or not listed, a
+  pointer to nothing, a parameter malformed or not a JSON pointer);
+- ``assertion.vacuous``: its condition holds only because there was nothing to check (a
+  count of nothing under a bound nothing breaks, no value compared, no assertion at all);
+- ``assertion.internal-error``: the kind's own code raised: a bug in the verifier, reported
+  as one, never as a pass or as the spec's fault.
+
+Every finding's ``pointer`` is a JSON pointer: into the record read, or into the spec.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from verifier.assertions import KINDS, Context, EvalError
-from verifier.model import AssertionResult, AssertionStatus, Finding, Stage, StageResult
-from verifier.pointer import resolve_pointer
-from verifier.records import Need, Records
+from verifier.assertions import KINDS, AssertionKind, Context, EvalError, SpecError
+from verifier.assertions.interface import plain, quote
+from verifier.model import AssertionResult, AssertionStatus, FileEntry, Finding, Stage, StageResult
+from verifier.pointer import is_pointer, pointer_problem, resolve_pointer
+from verifier.records import Need, Records, UndeclaredRead
 
 DEFAULT_SPEC = "evidence/assertions.json"
+INTERNAL_ERROR = "assertion.internal-error"
+
+_WHY_UNREAD = {
+    "missing": "is listed in the manifest but missing from the archive",
+    "unreadable": "is listed in the manifest but could not be read",
+    "unsafe": "is listed in the manifest but was refused (an unsafe name or a link)",
+    "not-regular": "is listed in the manifest but is not a regular file",
+}
+
+
+def unread_reasons(
+    files: Iterable[FileEntry],
+    prefix: str,
+    records: Records,
+    is_record: Callable[[str], bool],
+    records_dir: str,
+) -> dict[str, str]:
+    """Why each listed file that is not a parsed record is not one (paths inside the content
+    root ``prefix``): what an assertion reading it reports, instead of a guess."""
+    out: dict[str, str] = {}
+    for entry in files:
+        if not entry.listed or not entry.path.startswith(prefix):
+            continue
+        path = entry.path[len(prefix) :]
+        if path in records:
+            continue
+        why = _WHY_UNREAD.get(entry.status)
+        if why is None:
+            if is_record(path):
+                why = "is listed in the manifest but could not be parsed as JSON"
+            else:
+                why = (
+                    "is listed in the manifest but is not a record (records are the .json "
+                    f"files under {records_dir.strip('/')}/)"
+                )
+        out[path] = why
+    return out
 
 
 def _text(item: dict[str, Any], key: str, default: str) -> str:
@@ -35,39 +83,108 @@ def needs_of(spec: Any) -> Iterator[Need]:
         if kind is None:
             continue
         try:
-            yield from kind.needs(item)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            continue  # evaluating it reports what is malformed
+            needs = list(kind.needs(item))
+        except Exception:
+            continue
+        yield from needs
+
+
+class _Verdict:
+    """One assertion's outcome and where its finding is filed."""
+
+    __slots__ = ("code", "message", "path", "pointer", "status")
+
+    def __init__(
+        self, status: AssertionStatus, message: str, code: str | None, path: str, pointer: str
+    ) -> None:
+        self.status, self.message, self.code = status, message, code
+        self.path, self.pointer = path, pointer
+
+
+def _evaluate(
+    kind: AssertionKind, item: dict[str, Any], ctx: Context, spec_path: str, at: str
+) -> _Verdict:
+    def error(message: str, code: str = "assertion.error", where: str = at) -> _Verdict:
+        return _Verdict(AssertionStatus.ERROR, message, code, spec_path, where)
+
+    def at_read(first: bool) -> tuple[str, str]:
+        if ctx.reads:
+            read = ctx.reads[0] if first else ctx.reads[-1]
+            if is_pointer(read.pointer):
+                return read.path, read.pointer
+        return spec_path, at
+
+    try:
+        for where, value in kind.pointers(item):
+            problem = pointer_problem(value) if isinstance(value, str) else None
+            if problem is not None:
+                return error(f"{where.lstrip('/') or 'a pointer'}: {problem}", where=at + where)
+        outcome = kind.evaluate(item, ctx)
+    except UndeclaredRead as exc:
+        return error(f"internal error in the {kind.name} kind: {exc}", INTERNAL_ERROR)
+    except SpecError as exc:
+        return error(str(exc), where=at + exc.at)
+    except EvalError as exc:
+        path, pointer = at_read(first=False)  # the read that raised it, if one did
+        return _Verdict(AssertionStatus.ERROR, str(exc), None, path, pointer)
+    except Exception as exc:
+        detail = plain(f"{type(exc).__name__}: {exc}", 200)
+        return error(f"internal error in the {kind.name} kind ({detail})", INTERNAL_ERROR)
+    path, pointer = at_read(first=True)
+    return _Verdict(outcome.status, outcome.message, outcome.code, path, pointer)
 
 
 def check_consistency(
-    records: Records, manifested: set[str], spec_path: str, spec_present: bool
+    records: Records,
+    manifested: set[str],
+    spec_path: str,
+    spec_present: bool,
+    unread: Mapping[str, str] | None = None,
 ) -> tuple[StageResult, list[AssertionResult]]:
+    """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
+    set of listed files that were read, ``unread`` why each other listed file is not a
+    record (:func:`unread_reasons`)."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
+    stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
     if not spec_present:
         stage.note = f"No assertion spec ({spec_path}): nothing to check."
-        stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
         return stage, results
     spec = records.document(spec_path)
     assertions = spec.get("assertions") if isinstance(spec, dict) else None
     if not isinstance(assertions, list):
+        why = (unread or {}).get(spec_path)
+        if why is not None:
+            what = f"The assertion spec {why}"
+        elif spec is None and spec_path not in records:
+            what = "The assertion spec could not be parsed as JSON"
+        else:
+            what = "The assertion spec has no 'assertions' array"
         stage.findings.append(
             Finding(
                 "assertion.spec-invalid",
                 spec_path,
-                "The assertion spec is unreadable or has no "
-                "'assertions' array; no assertion was checked.",
+                f"{what}; no assertion was checked.",
+                pointer="/assertions" if spec is not None else None,
+            )
+        )
+        return stage, results
+    if not assertions:
+        stage.findings.append(
+            Finding(
+                "assertion.vacuous",
+                spec_path,
+                "The assertion spec lists no assertion, so nothing was checked; list the "
+                "claims the records must agree with.",
                 pointer="/assertions",
             )
         )
-        stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
         return stage, results
 
     seen: set[str] = set()
     for index, item in enumerate(assertions):
-        pointer = f"/assertions/{index}"
-        ctx = Context(records, manifested)
+        at = f"/assertions/{index}"
+        ctx = Context(records, manifested, unread)
         if not isinstance(item, dict):
             item = {}
         aid = _text(item, "id", f"#{index}")
@@ -75,31 +192,33 @@ def check_consistency(
         description = _text(item, "description", "")
         kind = KINDS.get(kind_name)
         if aid in seen:
-            status, message = AssertionStatus.ERROR, f"the id {aid} is used twice in the spec"
+            verdict = _Verdict(
+                AssertionStatus.ERROR,
+                f"the id {quote(aid)} is used twice in the spec",
+                None,
+                spec_path,
+                f"{at}/id",
+            )
         elif kind is None:
-            status, message = AssertionStatus.ERROR, f"unknown assertion kind {kind_name!r}"
+            verdict = _Verdict(
+                AssertionStatus.ERROR,
+                f"unknown assertion kind {quote(kind_name)}",
+                None,
+                spec_path,
+                f"{at}/kind" if "kind" in item else at,
+            )
         else:
-            try:
-                outcome = kind.evaluate(item, ctx)
-                status, message = outcome.status, outcome.message
-            except EvalError as exc:
-                status, message = AssertionStatus.ERROR, str(exc)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-                status, message = AssertionStatus.ERROR, f"malformed assertion: {exc!r}"
+            verdict = _evaluate(kind, item, ctx, spec_path, at)
         seen.add(aid)
         reads = tuple(dict.fromkeys(ctx.reads))
-        result = AssertionResult(aid, kind_name, description, status, message, reads)
-        results.append(result)
+        status = verdict.status
+        results.append(AssertionResult(aid, kind_name, description, status, verdict.message, reads))
         if status is not AssertionStatus.PASSED:
-            first = reads[0] if reads else None
-            code = "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
+            code = verdict.code or (
+                "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
+            )
             stage.findings.append(
-                Finding(
-                    code,
-                    first.path if first else spec_path,
-                    f"{aid}: {message}.",
-                    pointer=first.pointer if first else pointer,
-                )
+                Finding(code, verdict.path, f"{plain(aid)}: {verdict.message}.", verdict.pointer)
             )
     stage.counts = {
         "assertions": len(results),

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier import __version__
-from verifier.consistency import DEFAULT_SPEC, check_catalogue, check_consistency, needs_of
+from verifier.consistency import (
+    DEFAULT_SPEC,
+    check_catalogue,
+    check_consistency,
+    needs_of,
+    unread_reasons,
+)
 from verifier.errors import UsageError
 from verifier.integrity import ALGORITHM_LABELS, FileReader, IntegrityOutcome, check_integrity
 from verifier.manifest import normalize_name
@@ -531,8 +537,11 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         f.path == prefix + options.assertions for f in integrity.files
     )
     if "consistency" in stages:
+        unread = unread_reasons(
+            integrity.files, prefix, validity.records, is_record, options.records_dir
+        )
         consistency, assertions = check_consistency(
-            validity.records, listed, options.assertions, spec_present
+            validity.records, listed, options.assertions, spec_present, unread
         )
         ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
         for catalogue in options.documents:

@@ -11,12 +11,11 @@ the archive: each value it reads is one dictionary lookup.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
+from verifier.pointer import EvalError, Glob, resolve_pointer
 
 Wants = tuple[tuple[str, bool], ...]  # (pointer, length only) pairs for one file
 Extracted = dict[str, Any]  # pointer (or "#" + pointer for a length) -> value or Unresolved
@@ -30,6 +29,11 @@ class Need(NamedTuple):
     pointer: str
     glob: bool = False
     length: bool = False
+
+
+class UndeclaredRead(EvalError):
+    """A reader asked for a value it did not declare as a need: a bug in the reader (an
+    assertion kind's internal error), never the archive's fault and never a pass."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +97,15 @@ class NeedIndex:
 
     def __init__(self, needs: Iterable[Need]) -> None:
         self._exact: dict[str, dict[tuple[str, bool], None]] = {}
-        self._globs: dict[str, list[tuple[re.Pattern[str], str, bool]]] = {}
-        compiled: dict[str, re.Pattern[str]] = {}
+        self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
+        compiled: dict[str, Glob] = {}
         for need in needs:
             if need.glob:
-                regex = compiled.get(need.file)
-                if regex is None:
-                    regex = compiled[need.file] = glob_to_regex(need.file)
+                glob = compiled.get(need.file)
+                if glob is None:
+                    glob = compiled[need.file] = Glob(need.file)
                 folder = _literal_folder(need.file)
-                self._globs.setdefault(folder, []).append((regex, need.pointer, need.length))
+                self._globs.setdefault(folder, []).append((glob, need.pointer, need.length))
             else:
                 self._exact.setdefault(need.file, {})[(need.pointer, need.length)] = None
 
@@ -111,8 +115,8 @@ class NeedIndex:
         if self._globs:
             folder = ""
             while True:
-                for regex, pointer, length in self._globs.get(folder, ()):
-                    if regex.match(path):
+                for glob, pointer, length in self._globs.get(folder, ()):
+                    if glob.match(path):
                         wanted[(pointer, length)] = None
                 slash = path.find("/", len(folder))
                 if slash == -1:
@@ -198,7 +202,7 @@ class Records:
     @staticmethod
     def _value(path: str, pointer: str, got: Any) -> Any:
         if got is _NOT_EXTRACTED:  # a reader that did not declare its need: a bug, not a pass
-            raise EvalError(f"internal error: {path}#{pointer} was not extracted (undeclared need)")
+            raise UndeclaredRead(f"{path}#{pointer} was not extracted (an undeclared need)")
         if isinstance(got, Unresolved):
             raise EvalError(got.message)
         return got
@@ -213,6 +217,7 @@ __all__ = [
     "Need",
     "NeedIndex",
     "Records",
+    "UndeclaredRead",
     "Unresolved",
     "Wants",
     "extract",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
+from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.records import NOT_AN_ARRAY, Need, NeedIndex, Records, Unresolved, extract
 
 _SEGMENT = st.sampled_from(["a", "b", "c.json", "d.json", "evidence", "x"])
@@ -31,7 +31,7 @@ def test_the_index_finds_what_a_scan_finds(
         expected = {
             (n.pointer, n.length)
             for n in declared
-            if (glob_to_regex(n.file).match(path) if n.glob else n.file == path)
+            if (Glob(n.file).match(path) if n.glob else n.file == path)
         }
         assert set(index.wants(path)) == expected
 

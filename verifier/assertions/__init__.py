@@ -5,7 +5,14 @@ from __future__ import annotations
 from verifier.assertions.acceptance import AcceptanceSeparation
 from verifier.assertions.count import Count
 from verifier.assertions.equals import Equals, InSet
-from verifier.assertions.interface import AssertionKind, Context, EvalError, Outcome
+from verifier.assertions.interface import (
+    VACUOUS,
+    AssertionKind,
+    Context,
+    EvalError,
+    Outcome,
+    SpecError,
+)
 from verifier.assertions.interrupted import InterruptedToolResult
 from verifier.assertions.order import Order
 from verifier.assertions.same_value import SameValue
@@ -25,4 +32,4 @@ KINDS: dict[str, AssertionKind] = {
     )
 }
 
-__all__ = ["KINDS", "AssertionKind", "Context", "EvalError", "Outcome"]
+__all__ = ["KINDS", "VACUOUS", "AssertionKind", "Context", "EvalError", "Outcome", "SpecError"]

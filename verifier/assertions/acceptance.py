@@ -7,42 +7,53 @@ carry its own result. Nothing here lets a passing readback stand in for the acce
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
-    EvalError,
     Need,
     Outcome,
+    SpecError,
     json_equal,
     param,
+    plain,
     show,
 )
 from verifier.assertions.order import parse_time
+
+_POINTERS = (
+    ("acceptance", ("result", "time")),
+    ("readback", ("refersTo", "time", "preregistered", "result")),
+)
 
 
 class AcceptanceSeparation(AssertionKind):
     name = "acceptance-separation"
 
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
-        for part, keys in (
-            ("acceptance", ("result", "time")),
-            ("readback", ("refersTo", "time", "preregistered", "result")),
-        ):
+        for part, keys in _POINTERS:
             side = spec.get(part)
             if isinstance(side, dict) and isinstance(side.get("file"), str):
                 for key in keys:
                     if isinstance(side.get(key), str):
                         yield Need(side["file"], side[key])
 
+    def pointers(self, spec: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+        for part, keys in _POINTERS:
+            side = spec.get(part)
+            if isinstance(side, dict):
+                for key in keys:
+                    if key in side:
+                        yield f"/{part}/{key}", side[key]
+
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         acc = param(spec, "acceptance")
         rb = param(spec, "readback")
         expected = param(spec, "expectAcceptance")
         if not isinstance(acc, dict) or not isinstance(rb, dict):
-            raise EvalError("'acceptance' and 'readback' must be objects")
+            raise SpecError("'acceptance' and 'readback' must be objects")
         acc_file, rb_file = param(acc, "file"), param(rb, "file")
 
         def get(file: str, part: dict[str, Any], key: str) -> Any:
@@ -61,7 +72,7 @@ class AcceptanceSeparation(AssertionKind):
                 f"the original run says {show(expected)}: it must not be rewritten"
             )
         if refers != acc_file:
-            problems.append(f"the readback refers to {show(refers)}, not {acc_file}")
+            problems.append(f"the readback refers to {show(refers)}, not {plain(acc_file)}")
         if not rb_time > acc_time:
             problems.append("the readback is not later than the acceptance result")
         if prereg is not False:

@@ -1,8 +1,14 @@
-"""``count``: how many elements (or distinct values) an array or a set of files holds."""
+"""``count``: how many elements (or distinct values) an array or a set of files holds.
+
+A count of zero passes only where the bounds say that zero is expected (``equals: 0``,
+``max: 0`` or ``min: 0`` stated): a glob that matches no file, or an array that is empty,
+under a bound that nothing can break (only ``max: 3``) checked nothing, so it is
+:data:`~verifier.assertions.interface.VACUOUS`, never a pass.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from verifier.assertions.interface import (
@@ -11,7 +17,10 @@ from verifier.assertions.interface import (
     EvalError,
     Need,
     Outcome,
+    SpecError,
+    quote,
     resolve_pointer,
+    selector_pointers,
 )
 from verifier.numbers import canonical
 
@@ -30,14 +39,23 @@ class Count(AssertionKind):
         if isinstance(pattern, str) and isinstance(distinct, str):
             yield Need(pattern, distinct, glob=True)
 
+    def pointers(self, spec: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+        yield from selector_pointers(spec)
+        if "distinct" in spec:
+            yield "/distinct", spec["distinct"]
+
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         bounds = {k: spec[k] for k in ("equals", "min", "max") if k in spec}
         if not bounds or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in bounds.values()
         ):
-            raise EvalError("a count needs an integer 'equals', 'min' or 'max'")
+            raise SpecError("a count needs an integer 'equals', 'min' or 'max'")
         distinct = spec.get("distinct")
+        if distinct is not None and not isinstance(distinct, str):
+            raise SpecError("'distinct' must be a JSON pointer", "/distinct")
         items: range | list[Any]
+        if "select" in spec and "files" in spec:
+            raise SpecError("a count takes 'select' or 'files', not both")
         if "select" in spec and distinct is None:
             length = ctx.length(spec["select"])
             if length is None:
@@ -53,14 +71,15 @@ class Count(AssertionKind):
         elif "files" in spec:
             paths = ctx.files(spec["files"])
             items = paths
-            what = f"files matching {spec['files']}"
+            what = f"files matching {quote(spec['files'])}"
             if distinct is not None:
                 values = [ctx.value({"file": p, "pointer": distinct}) for p in paths]
         else:
-            raise EvalError("a count needs 'select' or 'files'")
+            raise SpecError("a count needs 'select' or 'files'")
         if distinct is not None:
             n = len({canonical(v) for v in values})  # JSON equality: 1 and 1.0 are one
-            what = f"distinct values of {distinct or '(the element)'} among {len(items)} {what}"
+            shown = quote(distinct) if distinct else "(the element)"
+            what = f"distinct values of {shown} among {len(items)} {what}"
         else:
             n = len(items)
         problems = []
@@ -72,4 +91,9 @@ class Count(AssertionKind):
             problems.append(f"expected at most {bounds['max']}")
         if problems:
             return Outcome.failed(f"{n} {what}; " + ", ".join(problems))
+        if n == 0 and 0 not in bounds.values():
+            return Outcome.vacuous(
+                f"0 {what}: nothing was counted; if none is the claim, say so with "
+                "'equals': 0 (or 'max': 0, or 'min': 0)"
+            )
         return Outcome.passed(f"{n} {what}")

@@ -7,8 +7,8 @@ from typing import Any
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
-    EvalError,
     Outcome,
+    SpecError,
     json_equal,
     param,
     show,
@@ -32,7 +32,7 @@ class InSet(AssertionKind):
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         values = param(spec, "values")
         if not isinstance(values, list) or not values:
-            raise EvalError("'values' must be a non-empty array")
+            raise SpecError("'values' must be a non-empty array", "/values")
         actual = ctx.value(param(spec, "select"))
         if any(json_equal(actual, v) for v in values):
             return Outcome.passed(f"is {show(actual)}")

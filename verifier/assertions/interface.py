@@ -3,24 +3,38 @@
 An assertion kind is a class with a ``name`` and an ``evaluate(spec, ctx)`` method that returns
 an :class:`Outcome`. It reads values only through :class:`Context`, which records every file and
 pointer read, and raises :class:`EvalError` when a file or pointer resolves to nothing: that is
-an assertion *error*, never a pass.
+an assertion *error*, never a pass. :class:`SpecError` (an :class:`EvalError`) says the
+assertion itself is malformed. Any other exception out of a kind is a bug in that kind: it is
+reported as an internal error, never as a pass and never as the spec's fault.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from verifier.model import AssertionStatus, Read
 from verifier.numbers import numbers_equal
-from verifier.pointer import EvalError, glob_to_regex, resolve_pointer
+from verifier.pointer import EvalError, Glob, quote, resolve_pointer
 from verifier.records import Need, Records, selectors_in
+
+VACUOUS = "assertion.vacuous"
+
+
+class SpecError(EvalError):
+    """The assertion is malformed (a parameter missing or of the wrong kind); ``at`` is where,
+    as a JSON pointer into the assertion."""
+
+    def __init__(self, message: str, at: str = "") -> None:
+        super().__init__(message)
+        self.at = at
 
 
 class Outcome(NamedTuple):
     status: AssertionStatus
     message: str
+    code: str | None = None  # the finding code, when not the status's own
 
     @classmethod
     def passed(cls, message: str) -> Outcome:
@@ -30,26 +44,42 @@ class Outcome(NamedTuple):
     def failed(cls, message: str) -> Outcome:
         return cls(AssertionStatus.FAILED, message)
 
+    @classmethod
+    def vacuous(cls, message: str) -> Outcome:
+        """The condition holds only because nothing was there to check: never a pass."""
+        return cls(AssertionStatus.ERROR, message, VACUOUS)
+
 
 class Context:
-    """Read access to the parsed records, recording every read."""
+    """Read access to the parsed records, recording every read.
 
-    def __init__(self, records: Records, manifested: set[str]) -> None:
+    ``manifested`` is the set of listed files that were read; ``unread`` says, for a listed
+    path that is not a parsed record, why (missing from the archive, unreadable, refused, not
+    a record); a path in neither is not listed in the manifest."""
+
+    def __init__(
+        self, records: Records, manifested: set[str], unread: Mapping[str, str] | None = None
+    ) -> None:
         self._records = records
         self._manifested = manifested
+        self._unread = unread or {}
         self.reads: list[Read] = []
 
     def _parsed(self, path: str) -> None:
         if path not in self._records:
-            why = (
-                "is not listed in the manifest"
-                if path not in self._manifested
-                else ("could not be parsed as JSON")
-            )
-            raise EvalError(f"{path} {why}")
+            why = self._unread.get(path)
+            if why is None:
+                why = (
+                    "could not be parsed as JSON"
+                    if path in self._manifested
+                    else "is not listed in the manifest"
+                )
+            raise EvalError(f"{quote(path, 200)} {why}")
 
-    def document(self, path: str) -> Any:
+    def document(self, path: Any) -> Any:
         """A whole record (declare it with ``Need(path, "")``)."""
+        if not isinstance(path, str):
+            raise SpecError(f"a file must be named by a string, not {show(path)}")
         self.reads.append(Read(path, ""))
         self._parsed(path)
         return self._records.resolve(path, "")
@@ -61,7 +91,7 @@ class Context:
             or not isinstance(selector.get("file"), str)
             or not isinstance(selector.get("pointer"), str)
         ):
-            raise EvalError(f"malformed selector {selector!r}: needs 'file' and 'pointer'")
+            raise SpecError(f"malformed selector {show(selector)}: needs 'file' and 'pointer'")
         return selector["file"], selector["pointer"]
 
     def value(self, selector: Any) -> Any:
@@ -78,11 +108,36 @@ class Context:
         self._parsed(path)
         return self._records.length(path, pointer)
 
-    def files(self, pattern: str) -> list[str]:
-        regex = glob_to_regex(pattern)
-        matched = sorted(p for p in self._manifested if regex.match(p))
+    def files(self, pattern: Any) -> list[str]:
+        """The listed files the glob ``pattern`` matches (see :class:`verifier.pointer.Glob`),
+        in order."""
+        if not isinstance(pattern, str) or not pattern:
+            raise SpecError(f"'files' must be a non-empty glob string, not {show(pattern)}")
+        glob = Glob(pattern)
+        matched = sorted(p for p in self._manifested if glob.match(p))
         self.reads.extend(Read(p, "") for p in matched)
         return matched
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
+    """``(where, pointer)`` for every ``{"file", "pointer"}`` object's pointer anywhere in
+    ``node``; ``where`` is a JSON pointer into ``node``, in document order."""
+    stack: list[tuple[str, Any]] = [(at, node)]
+    while stack:
+        here, current = stack.pop()
+        if isinstance(current, dict):
+            if "file" in current and "pointer" in current:
+                yield f"{here}/pointer", current["pointer"]
+            children = [(f"{here}/{_escape(str(k))}", v) for k, v in current.items()]
+        elif isinstance(current, list):
+            children = [(f"{here}/{i}", v) for i, v in enumerate(current)]
+        else:
+            continue
+        stack.extend(reversed([c for c in children if isinstance(c[1], dict | list)]))
 
 
 class AssertionKind(abc.ABC):
@@ -103,6 +158,13 @@ class AssertionKind(abc.ABC):
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
         return selectors_in(spec)
 
+    def pointers(self, spec: dict[str, Any]) -> Iterable[tuple[str, Any]]:
+        """``(where, value)`` for every parameter of ``spec`` that must be a JSON pointer
+        (``where`` a JSON pointer into the assertion). They are checked before ``evaluate``
+        runs: an assertion naming something that is not a JSON pointer is an error at that
+        place in the spec. The default is every selector's ``pointer``."""
+        return selector_pointers(spec)
+
 
 def needs_of_selectors(*selectors: Any) -> Iterator[Need]:
     """A need for each well-formed ``{"file", "pointer"}`` selector among ``selectors`` (a
@@ -116,7 +178,7 @@ def needs_of_selectors(*selectors: Any) -> Iterator[Need]:
 
 def param(spec: dict[str, Any], key: str) -> Any:
     if key not in spec:
-        raise EvalError(f"the assertion has no {key!r}")
+        raise SpecError(f"the assertion has no {key!r}")
     return spec[key]
 
 
@@ -140,6 +202,18 @@ def json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def plain(text: str, limit: int = 120) -> str:
+    """``text`` as it is when it is short and printable, else quoted as JSON (escaped)."""
+    if len(text) <= limit and text.isprintable():
+        return text
+    return quote(text, limit)
+
+
+def where(selector: dict[str, Any]) -> str:
+    """``file#pointer`` of a well-formed selector, for messages."""
+    return f"{plain(selector['file'])}#{plain(selector['pointer'])}"
+
+
 def show(value: Any, limit: int = 80) -> str:
     if type(value) is int or value is None or type(value) is bool:
         return (
@@ -157,15 +231,20 @@ def show(value: Any, limit: int = 80) -> str:
 
 
 __all__ = [
+    "VACUOUS",
     "AssertionKind",
     "Context",
     "EvalError",
     "Need",
     "Outcome",
-    "glob_to_regex",
+    "SpecError",
     "json_equal",
     "needs_of_selectors",
     "param",
+    "plain",
+    "quote",
     "resolve_pointer",
+    "selector_pointers",
     "show",
+    "where",
 ]

@@ -18,8 +18,11 @@ from verifier.assertions.interface import (
     EvalError,
     Need,
     Outcome,
+    SpecError,
     json_equal,
     param,
+    plain,
+    quote,
     show,
 )
 from verifier.transcripts import ShapeError, UndetectableShape
@@ -41,22 +44,24 @@ class InterruptedToolResult(AssertionKind):
         document = ctx.document(path)
         messages = document.get("messages") if isinstance(document, dict) else None
         if not isinstance(messages, list):
-            raise EvalError(f"{path} is not a transcript: no 'messages' array")
+            raise EvalError(f"{plain(path)} is not a transcript: no 'messages' array")
         try:
             entries = shape_of(messages).entries(messages)
         except (ShapeError, UndetectableShape) as exc:
-            raise EvalError(f"{path} is not a transcript: {exc}") from exc
+            raise EvalError(f"{plain(path)} is not a transcript: {exc}") from exc
         pairing = pair(entries)
         problems = [f"{p.code}: {p.message}" for p in pairing.problems]
         call_id = spec.get("callId")
+        if call_id is not None and not isinstance(call_id, str):
+            raise SpecError("'callId' must be a string", "/callId")
         if call_id is None:
             if len(pairing.calls) != 1:
                 raise EvalError(
-                    f"{path} holds {len(pairing.calls)} tool calls; name one in 'callId'"
+                    f"{plain(path)} holds {len(pairing.calls)} tool calls; name one in 'callId'"
                 )
             call_id = next(iter(pairing.calls))
         if call_id not in pairing.calls:
-            raise EvalError(f"{path} has no tool call {call_id!r}")
+            raise EvalError(f"{plain(path)} has no tool call {quote(call_id)}")
         results = pairing.results.get(call_id, [])
         if len(results) != 1:
             problems.append(f"call {call_id} has {len(results)} results, expected exactly one")
@@ -73,7 +78,7 @@ class InterruptedToolResult(AssertionKind):
             if key in spec:
                 expectation = spec[key]
                 if not isinstance(expectation, dict):
-                    raise EvalError(f"'{key}' must be {{select, value}}")
+                    raise SpecError(f"'{key}' must be {{select, value}}", f"/{key}")
                 actual = ctx.value(param(expectation, "select"))
                 expected = param(expectation, "value")
                 if json_equal(actual, expected):

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.assertions.interface import AssertionKind, Context, EvalError, Outcome, param
+from verifier.assertions.interface import (
+    AssertionKind,
+    Context,
+    EvalError,
+    Outcome,
+    SpecError,
+    param,
+    show,
+    where,
+)
 from verifier.rfc3339 import Instant, instant
 
 
@@ -23,16 +32,20 @@ class Order(AssertionKind):
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         selects = param(spec, "selects")
         if not isinstance(selects, list) or len(selects) < 2:
-            raise EvalError("'selects' must list at least two selectors")
+            raise SpecError("'selects' must list at least two selectors", "/selects")
         strict = spec.get("strict", True)
-        raw = [ctx.value(s) for s in selects]
-        times = [parse_time(v) for v in raw]
+        if not isinstance(strict, bool):
+            raise SpecError("'strict' must be true or false", "/strict")
+        raw, times = [], []
+        for selector in selects:
+            raw.append(ctx.value(selector))
+            times.append(parse_time(raw[-1]))  # an error is filed at the value just read
         for i in range(1, len(times)):
             earlier, later = times[i - 1], times[i]
             if later < earlier or (strict and later == earlier):
                 rel = "before" if later < earlier else "at the same time as"
                 return Outcome.failed(
-                    f"{raw[i]} ({selects[i]['file']}#{selects[i]['pointer']}) is {rel} "
-                    f"{raw[i - 1]} ({selects[i - 1]['file']}#{selects[i - 1]['pointer']})"
+                    f"{raw[i]} ({where(selects[i])}) is {rel} "
+                    f"{raw[i - 1]} ({where(selects[i - 1])})"
                 )
         return Outcome.passed(" < ".join(str(v) for v in raw))

@@ -8,13 +8,14 @@ from typing import Any
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
-    EvalError,
     Need,
     Outcome,
+    SpecError,
     json_equal,
     needs_of_selectors,
     param,
     show,
+    where,
 )
 
 
@@ -28,17 +29,14 @@ class SameValue(AssertionKind):
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         selects = param(spec, "selects")
         if not isinstance(selects, list) or len(selects) < 2:
-            raise EvalError("'selects' must list at least two selectors")
+            raise SpecError("'selects' must list at least two selectors", "/selects")
         values = [ctx.value(s) for s in selects]
         first = values[0]
         differing = [
-            f"{s['file']}#{s['pointer']} is {show(v)}"
+            f"{where(s)} is {show(v)}"
             for s, v in zip(selects, values, strict=True)
             if not json_equal(v, first)
         ]
         if not differing:
             return Outcome.passed(f"all {len(values)} values are {show(first)}")
-        return Outcome.failed(
-            f"{selects[0]['file']}#{selects[0]['pointer']} is {show(first)}, but "
-            + "; ".join(differing)
-        )
+        return Outcome.failed(f"{where(selects[0])} is {show(first)}, but " + "; ".join(differing))

@@ -1,4 +1,9 @@
-"""``unchanged``: counters are the same in two snapshots (e.g. before and after a duplicate)."""
+"""``unchanged``: counters are the same in two snapshots (e.g. before and after a duplicate).
+
+At least one value must be compared: two empty snapshots, or ``keys: []``, compare nothing,
+which is :data:`~verifier.assertions.interface.VACUOUS`, never a pass (that a snapshot is
+empty is an ``equals`` claim).
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,11 @@ from verifier.assertions.interface import (
     EvalError,
     Need,
     Outcome,
+    SpecError,
     json_equal,
     needs_of_selectors,
     param,
+    quote,
     show,
 )
 
@@ -25,23 +32,38 @@ class Unchanged(AssertionKind):
         return needs_of_selectors(spec.get("before"), spec.get("after"))
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
-        before = ctx.value(param(spec, "before"))
-        after = ctx.value(param(spec, "after"))
-        if not isinstance(before, dict) or not isinstance(after, dict):
-            raise EvalError("'before' and 'after' must select objects")
         keys = spec.get("keys")
+        if keys is not None and (
+            not isinstance(keys, list) or not all(isinstance(k, str) for k in keys)
+        ):
+            raise SpecError("'keys' must be an array of strings", "/keys")
+        snapshots = []
+        for side in ("before", "after"):
+            value = ctx.value(param(spec, side))
+            if not isinstance(value, dict):
+                raise EvalError(f"'{side}' selects {show(value)}, not an object")
+            snapshots.append(value)
+        before, after = snapshots
         if keys is None:
             keys = sorted(set(before) | set(after))
         missing = [k for k in keys if k not in before or k not in after]
         if missing:
-            raise EvalError(f"key(s) {', '.join(missing)} missing from a snapshot")
+            raise EvalError(
+                f"key(s) {', '.join(quote(k) for k in missing[:10])} missing from a snapshot"
+            )
+        if not keys:
+            return Outcome.vacuous(
+                "no value was compared (no keys, or two empty snapshots); list the keys that "
+                "must not change"
+            )
         changed = [
-            f"{k}: {show(before[k])} -> {show(after[k])}"
+            f"{quote(k)}: {show(before[k])} -> {show(after[k])}"
             for k in keys
             if not json_equal(before[k], after[k])
         ]
         if changed:
             return Outcome.failed("changed: " + "; ".join(changed))
         return Outcome.passed(
-            f"{len(keys)} value(s) unchanged: " + ", ".join(f"{k}={show(before[k])}" for k in keys)
+            f"{len(keys)} value(s) unchanged: "
+            + ", ".join(f"{quote(k)}={show(before[k])}" for k in keys)
         )
