@@ -212,14 +212,17 @@ def check_consistency(
         seen.add(aid)
         reads = tuple(dict.fromkeys(ctx.reads))
         status = verdict.status
-        results.append(AssertionResult(aid, kind_name, description, status, verdict.message, reads))
+        finding = None
         if status is not AssertionStatus.PASSED:
             code = verdict.code or (
                 "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
             )
-            stage.findings.append(
-                Finding(code, verdict.path, f"{plain(aid)}: {verdict.message}.", verdict.pointer)
-            )
+            message = f"{plain(aid)}: {verdict.message}."
+            finding = Finding(code, verdict.path, message, verdict.pointer)
+            stage.findings.append(finding)
+        results.append(
+            AssertionResult(aid, kind_name, description, status, verdict.message, reads, finding)
+        )
     stage.counts = {
         "assertions": len(results),
         "passed": sum(r.status is AssertionStatus.PASSED for r in results),

@@ -137,9 +137,20 @@ CODES: dict[str, tuple[Stage, str]] = {
     "assertion.failed": (Stage.CONSISTENCY, "an assertion's condition does not hold"),
     "assertion.error": (
         Stage.CONSISTENCY,
-        "an assertion could not be evaluated (a pointer resolves to nothing, a file is missing)",
+        "an assertion could not be evaluated (a pointer resolves to nothing or is not a JSON "
+        "pointer, a file is missing, unparsable or not listed, a parameter is malformed)",
     ),
     "assertion.spec-invalid": (Stage.CONSISTENCY, "the assertion spec cannot be used"),
+    "assertion.vacuous": (
+        Stage.CONSISTENCY,
+        "an assertion holds only because there was nothing to check (no file matched, no "
+        "value compared, no assertion listed); never a pass",
+    ),
+    "assertion.internal-error": (
+        Stage.CONSISTENCY,
+        "an assertion kind's own code failed: a bug in the verifier, not in the archive; "
+        "never a pass",
+    ),
     "catalogue.unresolved": (
         Stage.CONSISTENCY,
         "a case catalogue cell selects a value the records do not hold (a file not parsed, a "
@@ -234,6 +245,8 @@ SEVERITIES: dict[str, Severity] = {
     "assertion.failed": Severity.ERROR,
     "assertion.error": Severity.ERROR,
     "assertion.spec-invalid": Severity.ERROR,
+    "assertion.vacuous": Severity.ERROR,  # nothing was checked: never a pass
+    "assertion.internal-error": Severity.ERROR,  # a bug: nothing was checked
     "catalogue.unresolved": Severity.ERROR,
     "catalogue.unknown-assertion": Severity.ERROR,
     "transcript.dangling-call": Severity.ERROR,
@@ -318,6 +331,7 @@ class AssertionResult:
     status: AssertionStatus
     message: str
     reads: tuple[Read, ...]
+    finding: Finding | None = field(default=None, compare=False)  # the stage's, if not passed
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -65,6 +65,8 @@ def _suite(name: str, cases: list[Case]) -> list[str]:
 def _assertion_failures(result: AssertionResult) -> list[Finding]:
     if result.status is AssertionStatus.PASSED:
         return []
+    if result.finding is not None:  # the consistency stage's own finding for it
+        return [result.finding]
     first = result.reads[0] if result.reads else None
     code = "assertion.failed" if result.status is AssertionStatus.FAILED else "assertion.error"
     return [
@@ -96,7 +98,12 @@ def render(report: Report) -> str:
     integrity = _by_path(by_stage[Stage.INTEGRITY], listed, "manifest")
     validity = _by_path(by_stage[Stage.VALIDITY], sorted(report.records), "schemas")
     consistency: list[Case] = [(a.id, _assertion_failures(a)) for a in report.assertions]
-    spec_problems = [f for f in by_stage[Stage.CONSISTENCY] if f.code == "assertion.spec-invalid"]
+    own = {a.finding for a in report.assertions if a.finding is not None}
+    spec_problems = [
+        f
+        for f in by_stage[Stage.CONSISTENCY]
+        if f.code.startswith("assertion.") and f not in own  # the spec's, not an assertion's
+    ]
     if spec_problems:
         consistency.append(("assertion spec", spec_problems))
     catalogue = [f for f in by_stage[Stage.CONSISTENCY] if f.code.startswith("catalogue.")]
