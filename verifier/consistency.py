@@ -115,6 +115,7 @@ def _evaluate(
         return spec_path, at
 
     try:
+        list(kind.needs(item))  # a kind that cannot say what it reads has a bug
         for where, value in kind.pointers(item):
             problem = pointer_problem(value) if isinstance(value, str) else None
             if problem is not None:
