@@ -1,0 +1,80 @@
+"""Tampering with the assertion spec and with what it reads, through the real CLI: a spec that
+cannot be used is ``assertion.spec-invalid``; a listed record that was removed is reported as
+missing, on its own path, by every assertion that reads it; a spec emptied of its assertions
+checked nothing, which is never a pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.acceptance.test_tamper import codes, findings, run_check
+from tests.conftest import rewrite_manifest
+
+SPEC = "evidence/assertions.json"
+E2 = "evidence/e2-hosted-original/runner-result.json"
+E3 = "evidence/e3-hosted-readback/readback.json"
+
+
+def write_spec(root: Path, text: str) -> None:
+    (root / SPEC).write_text(text, encoding="utf-8")
+    rewrite_manifest(root)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("{not json", "could not be parsed as JSON"),
+        ('{"assertions": {"a": 1}}', "no 'assertions' array"),
+        ('{"assertions": null}', "no 'assertions' array"),
+        ("[]", "no 'assertions' array"),
+    ],
+    ids=["not-json", "object", "null", "array"],
+)
+def test_a_spec_that_cannot_be_used_is_spec_invalid(archive: Path, text: str, says: str) -> None:
+    write_spec(archive, text)
+    rc, report = run_check(archive)
+    assert rc == 1
+    hits = findings(report, "assertion.spec-invalid")
+    assert [(f["path"], says in f["message"]) for f in hits] == [(SPEC, True)]
+    assert report["assertions"] == []
+
+
+def test_a_spec_listed_but_missing_is_spec_invalid_and_says_missing(archive: Path) -> None:
+    (archive / SPEC).unlink()
+    rc, report = run_check(archive)
+    assert rc == 1
+    assert "manifest.missing" in codes(report)
+    hits = findings(report, "assertion.spec-invalid")
+    assert len(hits) == 1 and "missing from the archive" in hits[0]["message"]
+
+
+def test_an_empty_assertion_list_is_vacuous_never_a_pass(archive: Path) -> None:
+    spec: dict[str, Any] = json.loads((archive / SPEC).read_text(encoding="utf-8"))
+    spec["assertions"] = []
+    write_spec(archive, json.dumps(spec))
+    rc, report = run_check(archive)
+    assert rc == 1
+    hits = findings(report, "assertion.vacuous")
+    assert [(f["path"], f.get("pointer")) for f in hits] == [(SPEC, "/assertions")]
+    consistency = report["stages"][2]
+    assert consistency["status"] == "failed"
+
+
+def test_a_listed_record_that_is_gone_is_missing_on_its_own_path(archive: Path) -> None:
+    (archive / E3).unlink()  # the manifest still lists it
+    rc, report = run_check(archive)
+    assert rc == 1
+    assert [f["path"] for f in findings(report, "manifest.missing")] == [E3]
+    reading = [a for a in report["assertions"] if any(r["path"] == E3 for r in a["reads"])]
+    assert reading and all(a["status"] == "error" for a in reading)
+    errors = [f for f in findings(report, "assertion.error") if E3 in f["message"]]
+    assert len(errors) == len(reading)
+    for finding in errors:
+        # e3.instances.pre-reset reads E2 first: the finding must not be filed under E2
+        assert finding["path"] == E3, finding
+        assert "missing from the archive" in finding["message"]
+        assert "not listed" not in finding["message"]
