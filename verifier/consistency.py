@@ -236,11 +236,17 @@ def check_consistency(
 _CELL_GROUPS = ("counts", "outcomes", "readbacks")
 
 
-def check_catalogue(records: Records, path: str, assertion_ids: set[str] | None) -> list[Finding]:
+def check_catalogue(
+    records: Records,
+    path: str,
+    assertion_ids: set[str] | None,
+    unread: Mapping[str, str] | None = None,
+) -> list[Finding]:
     """What the case catalogue at ``path`` claims the records hold: every cell's selector
     resolves (a count's to an array), and every assertion a cell or a case names is in the
     assertion spec (``assertion_ids``; ``None`` when consistency has no spec to compare
-    with). Nothing for an absent or unparsable catalogue (validity reports the latter)."""
+    with; ``unread`` says why a listed file is not a record). Nothing for an absent or
+    unparsable catalogue (validity reports the latter)."""
     document = records.document(path)
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
@@ -258,7 +264,8 @@ def check_catalogue(records: Records, path: str, assertion_ids: set[str] | None)
         if not isinstance(file, str) or not isinstance(pointer, str):
             return
         if file not in records:
-            unresolved(f"{at}/{key}/file", label, f"{file} is not a parsed record of the archive")
+            why = (unread or {}).get(file, "is not a parsed record of the archive")
+            unresolved(f"{at}/{key}/file", label, f"{plain(file)} {why}")
             return
         try:
             value = records.resolve(file, pointer)

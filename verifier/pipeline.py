@@ -550,7 +550,9 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
         for catalogue in options.documents:
             if catalogue != options.assertions:
-                consistency.findings.extend(check_catalogue(validity.records, catalogue, ids))
+                consistency.findings.extend(
+                    check_catalogue(validity.records, catalogue, ids, unread)
+                )
     else:
         consistency, assertions = StageResult(Stage.CONSISTENCY, skipped=True), []
         consistency.note = "Not run (--stages)."

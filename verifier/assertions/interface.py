@@ -120,7 +120,7 @@ class Context:
 
 
 def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
 
 
 def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
@@ -129,15 +129,22 @@ def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
     stack: list[tuple[str, Any]] = [(at, node)]
     while stack:
         here, current = stack.pop()
+        children: list[tuple[str, Any]]
         if isinstance(current, dict):
             if "file" in current and "pointer" in current:
                 yield f"{here}/pointer", current["pointer"]
-            children = [(f"{here}/{_escape(str(k))}", v) for k, v in current.items()]
+            children = [
+                (f"{here}/{_escape(str(k))}", v)
+                for k, v in current.items()
+                if isinstance(v, dict | list)
+            ]
         elif isinstance(current, list):
-            children = [(f"{here}/{i}", v) for i, v in enumerate(current)]
+            children = [
+                (f"{here}/{i}", v) for i, v in enumerate(current) if isinstance(v, dict | list)
+            ]
         else:
             continue
-        stack.extend(reversed([c for c in children if isinstance(c[1], dict | list)]))
+        stack.extend(reversed(children))
 
 
 class AssertionKind(abc.ABC):
