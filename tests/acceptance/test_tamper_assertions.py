@@ -78,3 +78,24 @@ def test_a_listed_record_that_is_gone_is_missing_on_its_own_path(archive: Path) 
         assert finding["path"] == E3, finding
         assert "missing from the archive" in finding["message"]
         assert "not listed" not in finding["message"]
+
+
+def test_junit_reports_each_assertion_finding_as_the_stage_filed_it(archive: Path) -> None:
+    """JUnit takes the consistency stage's own finding for an assertion (its code, path and
+    pointer), and puts a finding about the spec as a whole under a case of its own."""
+    import xml.etree.ElementTree as ET
+
+    from verifier import verify
+    from verifier.formats import FORMATS
+
+    spec: dict[str, Any] = json.loads((archive / SPEC).read_text(encoding="utf-8"))
+    spec["assertions"][0]["select"]["pointer"] = "nope"
+    write_spec(archive, json.dumps(spec))
+    cases = ET.fromstring(FORMATS["junit"](verify(archive))).iter("testcase")
+    failures = {c.get("name"): [f.get("type") for f in c.iter("failure")] for c in cases}
+    assert failures[spec["assertions"][0]["id"]] == ["assertion.error"]
+    spec["assertions"] = []
+    write_spec(archive, json.dumps(spec))
+    cases = ET.fromstring(FORMATS["junit"](verify(archive))).iter("testcase")
+    failures = {c.get("name"): [f.get("type") for f in c.iter("failure")] for c in cases}
+    assert failures["assertion spec"] == ["assertion.vacuous"]
