@@ -191,7 +191,7 @@ def test_unchanged_over_empty_snapshots_is_vacuous(archive: Path) -> None:
         {
             "kind": "unchanged",
             "before": {"file": STUDY, "pointer": "/pinnedVersions"},
-            "after": {"file": STUDY, "pointer": "/pinnedVersions"},
+            "after": {"file": STUDY, "pointer": "/snapshots"},
             "keys": [],
         },
     )

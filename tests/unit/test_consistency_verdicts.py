@@ -99,8 +99,21 @@ def test_an_empty_assertion_list_is_vacuous() -> None:
         {"kind": "count", "files": "evidence/nothing/*.json", "distinct": "/pi", "max": 3},
         {"kind": "count", "select": sel(A, "/none"), "max": 3},
         {"kind": "count", "select": sel(A, "/none"), "distinct": "/id", "max": 1},
+        {"kind": "unchanged", "before": sel(A, "/counters"), "after": sel(A, "/counters")},
+        {"kind": "same-value", "selects": [sel(A, "/pi"), sel(A, "/pi"), sel(A, "/pi")]},
+        {"kind": "order", "selects": [sel(A, "/t"), sel(A, "/t")], "strict": False},
     ],
-    ids=["unchanged-empty", "unchanged-no-keys", "glob", "glob-distinct", "array", "distinct"],
+    ids=[
+        "unchanged-empty",
+        "unchanged-no-keys",
+        "glob",
+        "glob-distinct",
+        "array",
+        "distinct",
+        "unchanged-itself",
+        "same-value-itself",
+        "order-itself",
+    ],
 )
 def test_checking_nothing_is_vacuous_never_a_pass(assertion: dict[str, Any]) -> None:
     finding = one(assertion)
@@ -111,6 +124,19 @@ def test_checking_nothing_is_vacuous_never_a_pass(assertion: dict[str, Any]) -> 
 def test_a_count_of_zero_passes_where_zero_is_the_claim(bounds: dict[str, int]) -> None:
     assert one({"kind": "count", "files": "evidence/nothing/*.json"} | bounds) is None
     assert one({"kind": "count", "select": sel(A, "/none")} | bounds) is None
+
+
+def test_a_strict_order_of_a_time_with_itself_still_fails() -> None:
+    finding = one({"kind": "order", "selects": [sel(A, "/t"), sel(A, "/t")]})
+    assert finding is not None and finding.code == "assertion.failed"
+
+
+def test_the_same_value_in_two_records_is_not_vacuous() -> None:
+    assert one({"kind": "same-value", "selects": [sel(A, "/pi"), sel(B, "/pi")]}) is None
+    assert (
+        one({"kind": "unchanged", "before": sel(A, "/counters"), "after": sel(B, "/counters")})
+        is None
+    )
 
 
 def test_a_count_of_zero_under_a_minimum_fails() -> None:

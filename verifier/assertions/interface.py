@@ -216,6 +216,12 @@ def plain(text: str, limit: int = 120) -> str:
     return quote(text, limit)
 
 
+def one_place(*selectors: dict[str, Any]) -> bool:
+    """Whether well-formed ``selectors`` all name the same value (the same file and pointer:
+    RFC 6901 gives each place one spelling), so comparing them compares a value with itself."""
+    return len({(s["file"], s["pointer"]) for s in selectors}) < 2
+
+
 def where(selector: dict[str, Any]) -> str:
     """``file#pointer`` of a well-formed selector, for messages."""
     return f"{plain(selector['file'])}#{plain(selector['pointer'])}"
@@ -247,6 +253,7 @@ __all__ = [
     "SpecError",
     "json_equal",
     "needs_of_selectors",
+    "one_place",
     "param",
     "plain",
     "quote",

@@ -13,6 +13,7 @@ from verifier.assertions.interface import (
     SpecError,
     json_equal,
     needs_of_selectors,
+    one_place,
     param,
     show,
     where,
@@ -31,6 +32,10 @@ class SameValue(AssertionKind):
         if not isinstance(selects, list) or len(selects) < 2:
             raise SpecError("'selects' must list at least two selectors", "/selects")
         values = [ctx.value(s) for s in selects]
+        if one_place(*selects):
+            return Outcome.vacuous(
+                "every selector names the same value: it was compared with itself"
+            )
         first = values[0]
         differing = [
             f"{where(s)} is {show(v)}"
