@@ -20,7 +20,7 @@ import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from verifier.assertions import KINDS, AssertionKind, Context, EvalError, SpecError
+from verifier.assertions import KINDS, AssertionKind, Context, EvalError, Outcome, SpecError
 from verifier.assertions.interface import plain, quote
 from verifier.model import AssertionResult, AssertionStatus, FileEntry, Finding, Stage, StageResult
 from verifier.pointer import is_pointer, pointer_problem, resolve_pointer
@@ -84,7 +84,7 @@ def needs_of(spec: Any) -> Iterator[Need]:
             continue
         try:
             needs = list(kind.needs(item))
-        except Exception:
+        except Exception:  # a bug in the kind: evaluating it reports an internal error
             continue
         yield from needs
 
@@ -121,6 +121,8 @@ def _evaluate(
             if problem is not None:
                 return error(f"{where.lstrip('/') or 'a pointer'}: {problem}", where=at + where)
         outcome = kind.evaluate(item, ctx)
+        if not isinstance(outcome, Outcome) or not isinstance(outcome.status, AssertionStatus):
+            raise TypeError(f"evaluate returned {type(outcome).__name__}, not an Outcome")
     except UndeclaredRead as exc:
         return error(f"internal error in the {kind.name} kind: {exc}", INTERNAL_ERROR)
     except SpecError as exc:
@@ -128,7 +130,7 @@ def _evaluate(
     except EvalError as exc:
         path, pointer = at_read(first=False)  # the read that raised it, if one did
         return _Verdict(AssertionStatus.ERROR, str(exc), None, path, pointer)
-    except Exception as exc:
+    except Exception as exc:  # a bug in the kind is a finding, never a crash and never a pass
         detail = plain(f"{type(exc).__name__}: {exc}", 200)
         return error(f"internal error in the {kind.name} kind ({detail})", INTERNAL_ERROR)
     path, pointer = at_read(first=True)

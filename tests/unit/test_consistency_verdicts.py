@@ -280,6 +280,21 @@ class _RaisesInNeeds(AssertionKind):
         return Outcome.passed("nothing read")
 
 
+class _ReturnsNothing(AssertionKind):
+    name = "returns-nothing"
+
+    def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
+        return None  # type: ignore[return-value]  # the bug under test
+
+
+def test_a_kind_that_returns_no_outcome_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(KINDS, "returns-nothing", _ReturnsNothing())
+    finding = one({"kind": "returns-nothing"})
+    assert finding is not None and finding.code == "assertion.internal-error"
+
+
 class _Undeclared(AssertionKind):
     name = "undeclared"
 
