@@ -12,7 +12,6 @@ from verifier.assertions.interface import (
     SpecError,
     one_place,
     param,
-    show,
     where,
 )
 from verifier.rfc3339 import Instant, instant
