@@ -8,12 +8,14 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, need_oracle
 
 
 def tool(name: str) -> list[str]:
-    if importlib.util.find_spec(name) is None:
-        pytest.skip(f"{name} is not installed (it is in the test extra)")
+    need_oracle(
+        importlib.util.find_spec(name) is not None,
+        f"{name} is not installed (it is in the test extra)",
+    )
     return [sys.executable, "-m", name]
 
 

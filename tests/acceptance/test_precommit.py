@@ -9,13 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.conftest import REPO
+from tests.conftest import REPO, require_module
 
 
 def hooks() -> list[dict[str, Any]]:
-    yaml = pytest.importorskip("yaml")
+    yaml: Any = require_module("yaml")
     data = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert isinstance(data, list)
     return data

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, require_module
 from verifier.validity import Validators
 
-pytest.importorskip("jsonschema_rs")
+require_module("jsonschema_rs")
 if os.environ.get("VERIFIER_ENGINE") == "reference":
     pytest.skip(
         "the fast engine is switched off (VERIFIER_ENGINE=reference)", allow_module_level=True

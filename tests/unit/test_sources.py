@@ -12,11 +12,12 @@ import tarfile
 import warnings
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.archives import git_repo, snapshot, tar_tree, zip_tree
-from tests.conftest import write_archive
+from tests.conftest import require_module, write_archive
 from verifier import verify
 from verifier.formats import FORMATS
 from verifier.manifest import format_manifest
@@ -74,7 +75,7 @@ def test_a_git_revision_can_be_given_as_an_option(archive: Path) -> None:
 
 
 def test_the_bundled_archive_as_a_bag_has_no_findings(archive: Path) -> None:
-    bagit = pytest.importorskip("bagit")
+    bagit: Any = require_module("bagit")
     bagit.make_bag(str(archive), checksums=["sha256"])
     report = verify(archive)
     assert report.findings == []

@@ -3,7 +3,6 @@ same as bagit's own validation, intact and for each kind of damage."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -12,19 +11,12 @@ from typing import Any
 import pytest
 
 from tests.archives import tar_tree, zip_tree
-from tests.conftest import write_archive
+from tests.conftest import require_module, write_archive
 from verifier import verify
 from verifier.pipeline import UsageError, run
 from verifier.sources.bagit import decode_name, parse_tags
 
-try:
-    import bagit as _bagit  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - the oracle is a test dependency
-    if os.environ.get("CI"):
-        pytest.fail("bagit-python (the BagIt oracle) is not importable under CI", pytrace=False)
-    pytest.skip("bagit-python is not installed", allow_module_level=True)
-
-bagit: Any = _bagit
+bagit: Any = require_module("bagit")
 
 PAYLOAD = {
     "a.txt": b"alpha\n",
