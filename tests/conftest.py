@@ -15,7 +15,7 @@ import importlib
 import os
 import shutil
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
@@ -97,7 +97,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def write_archive(root: Path, files: dict[str, bytes | str], manifest: bool = True) -> Path:
+def write_archive(root: Path, files: Mapping[str, bytes | str], manifest: bool = True) -> Path:
     """Write ``files`` under ``root`` and a manifest listing every one of them."""
     entries = []
     for name, data in files.items():

@@ -24,7 +24,7 @@ from verifier.manifest import format_manifest
 from verifier.model import Report
 from verifier.pipeline import Options, UsageError, run
 from verifier.sources import Kind, Limits, open_source
-from verifier.sources.safety import IndexBuilder, collision_key, member_name
+from verifier.sources.safety import EntryType, IndexBuilder, collision_key, member_name
 
 
 def sha(data: bytes) -> str:
@@ -313,9 +313,7 @@ def test_too_many_entries_are_refused(tmp_path: Path) -> None:
     assert not index.complete
 
 
-def _file() -> tuple[object, int, None]:
-    from verifier.sources.safety import EntryType
-
+def _file() -> tuple[EntryType, int, None]:
     return EntryType.FILE, 1, None
 
 

@@ -81,11 +81,11 @@ def we_say(path: Path) -> tuple[bool | None, set[tuple[str, str]], bool]:
     return report.ok, pairs, oxum
 
 
-def modify(name: str, data: bytes) -> Callable[[Path], None]:
+def modify(name: str, data: bytes) -> Callable[[Path], object]:
     return lambda bag: (bag / name).write_bytes(data)
 
 
-def delete(name: str) -> Callable[[Path], None]:
+def delete(name: str) -> Callable[[Path], object]:
     return lambda bag: (bag / name).unlink()
 
 
@@ -103,7 +103,8 @@ def drop_manifest_line(bag: Path) -> None:
     path.write_text("".join(lines[1:]), encoding="utf-8")
 
 
-DAMAGE: dict[str, Callable[[Path], None]] = {
+# each damages the bag at the path given (what it returns is not used)
+DAMAGE: dict[str, Callable[[Path], object]] = {
     "intact": lambda bag: None,
     "payload changed, same size": modify("data/a.txt", b"alphA\n"),
     "payload changed, other size": modify("data/a.txt", b"alpha, longer\n"),
