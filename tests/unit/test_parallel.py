@@ -8,9 +8,6 @@ not depend on how the scheduler happened to share the batches."""
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,34 +16,18 @@ import pytest
 import verifier.integrity
 import verifier.parallel
 from tests.conftest import REPO, require_module, write_archive
+from tests.spread import spread_reads
 from verifier import verify
 from verifier.formats import FORMATS
 from verifier.parallel import Workers
 from verifier.pipeline import Options, run
 
-WAIT_FOR_WORKER = 60.0  # seconds this process waits for a worker's first batch, at most
-
 
 @pytest.fixture
 def spread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Parallel reads start at two files, in batches of three; this process does not read its
-    first batch until a forked worker has read one (or a minute went by, and the test's
-    count of processes then fails)."""
-    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
-    monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 3)
-    served = multiprocessing.get_context("fork").Event()
-    parent = os.getpid()
-    read_batch: Callable[[list[tuple[str, int]]], list[Any]] = verifier.integrity._read_batch
-
-    def synchronised(batch: list[tuple[str, int]]) -> list[Any]:
-        if os.getpid() == parent:
-            served.wait(WAIT_FOR_WORKER)
-            return read_batch(batch)
-        out = read_batch(batch)
-        served.set()
-        return out
-
-    monkeypatch.setattr(verifier.integrity, "_read_batch", synchronised)
+    """Parallel reads from two files on, in batches of three; this process waits for a
+    forked worker to read a batch before it reads its first (tests/spread.py)."""
+    spread_reads(monkeypatch.setattr)
 
 
 def serial_and_parallel(root: Path) -> tuple[str, str]:
