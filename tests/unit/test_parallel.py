@@ -8,6 +8,7 @@ not depend on how the scheduler happened to share the batches."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ def test_workers_keep_input_order(monkeypatch: pytest.MonkeyPatch) -> None:
         out = pool.map(list(range(50)), progress=seen.append)
     assert out == [2 * i for i in range(50)]
     assert sum(seen) == 50
+    assert sum(pool.served.values()) == 17  # every batch of three, each counted once
+    assert set(pool.served) <= {os.getpid(), *(p.pid for p in pool._procs)}
 
 
 def _double(batch: list[int]) -> list[int]:
