@@ -17,6 +17,7 @@ import json
 import os
 import random
 import sys
+from typing import Any
 
 ID = "https://verifier.invalid/schemas/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -33,7 +34,7 @@ COUNTERS = {
     },
 }
 
-SCHEMAS = {
+SCHEMAS: dict[str, dict[str, Any]] = {
     "run.schema.json": {
         "type": "object",
         "required": [
@@ -222,8 +223,8 @@ def generate(out: str, records: int, seed: int, blobs: int, blob_mb: int) -> Non
         put(f"schemas/{name}", dump({"$schema": DRAFT, "$id": ID + name, **body}))
     for name in ("assertion-spec.schema.json", "common.schema.json", "case-catalogue.schema.json"):
         here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", name)
-        with open(here, "rb") as handle:
-            put(f"schemas/{name}", handle.read())
+        with open(here, "rb") as source:
+            put(f"schemas/{name}", source.read())
     cases = max(1, records // PER_CASE)
     spec: list[dict[str, object]] = []
     for i in range(cases):
@@ -239,15 +240,16 @@ def generate(out: str, records: int, seed: int, blobs: int, blob_mb: int) -> Non
         path = os.path.join(out, "blobs", f"capture-{b}.bin")
         os.makedirs(os.path.dirname(path), exist_ok=True)
         digest = hashlib.sha256()
-        with open(path, "wb") as handle:
+        with open(path, "wb") as blob:
             for k in range(blob_mb * 16):
                 piece = chunk[k % 251 :] + chunk[: k % 251]
-                handle.write(piece)
+                blob.write(piece)
                 digest.update(piece)
         entries.append((f"blobs/capture-{b}.bin", digest.hexdigest()))
     entries.sort(key=lambda e: e[0].encode())
-    with open(os.path.join(out, "manifest.sha256"), "w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(f"{digest}  {name}\n" for name, digest in entries)
+    manifest = os.path.join(out, "manifest.sha256")
+    with open(manifest, "w", encoding="utf-8", newline="\n") as listing:
+        listing.writelines(f"{sha256}  {name}\n" for name, sha256 in entries)
 
 
 def main() -> None:

@@ -186,7 +186,7 @@ def archive(cache: Path, records: int, blobs: int) -> Path:
 def bag_of(root: Path, cache: Path) -> Path | None:
     """A BagIt bag of the same payload (hard links, so no second copy on disk)."""
     try:
-        import bagit
+        import bagit  # type: ignore[import-untyped]  # bagit-python ships no type hints
     except ImportError:
         return None
     bag = cache / (root.name + ".bag")

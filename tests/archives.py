@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import tarfile
 import zipfile
 from pathlib import Path
 
-import pytest
+from tests.conftest import missing_oracle, require_tool
 
 GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
 
@@ -35,8 +34,7 @@ def tar_tree(root: Path, dest: Path, mode: str = "w:gz", prefix: str = "") -> Pa
 
 
 def need_git() -> None:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    require_tool("git", "git is not installed")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -76,7 +74,7 @@ def git_repo(root: Path, object_format: str = "sha1") -> Path:
     try:
         git(root, "init", "-q", "-b", "main", f"--object-format={object_format}")
     except AssertionError as exc:
-        pytest.skip(f"git cannot make a {object_format} repository: {exc}")
+        missing_oracle(f"git cannot make a {object_format} repository: {exc}")
     commit_all(root, "the archive")
     return root
 

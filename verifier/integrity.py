@@ -268,6 +268,9 @@ class FileReader:
         self.errors: dict[str, str] = {}
         self.contents: dict[str, bytes] = {}  # kept bytes: early files, or all without processor
         self.processed: dict[str, Any] = {}  # name -> the processor's result
+        # pid -> batches of files it read (this process's serial reads count as one batch):
+        # more than one pid means forked workers really read part of the archive
+        self.readers: dict[int, int] = {}
         self._variants: set[str] = set()
         self._expected: dict[str, str] = {}
         for name, data in (preread or {}).items():
@@ -327,6 +330,8 @@ class FileReader:
     ) -> None:
         total = len(names)
         processor = None if early else self.processor
+        if names:
+            self.readers[os.getpid()] = self.readers.get(os.getpid(), 0) + 1
         for done, (name, stream) in enumerate(self.source.read_many(names), 1):
             if self.progress is not None and done % 1000 == 0:
                 self.progress("integrity", done, total)
@@ -380,6 +385,8 @@ class FileReader:
                 progress=advance,
                 state=processor.share if processor is not None else None,
             )
+        for pid, batches in pool.served.items():
+            self.readers[pid] = self.readers.get(pid, 0) + batches
         for name, digest, data, processed, error in results:
             if error is not None:
                 self.errors[name] = error

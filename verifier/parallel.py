@@ -11,6 +11,9 @@ the same results.
 Workers are forked before the caller builds what its jobs need (:class:`Workers`); what was
 built is then sent to each worker once (``state``), so the memory it took to build it is
 not copied into the workers.
+
+``Workers.served`` records which processes (by pid) served how many batches, so a caller
+(and a test) can tell that work really was spread, not only that it could have been.
 """
 
 from __future__ import annotations
@@ -68,7 +71,8 @@ class Workers(Generic[T, R]):
     batches too. Fork happens at construction; use as a context manager.
 
     ``init`` receives, in each worker before its first batch, the ``state`` that
-    :meth:`map` builds (it is already in this process)."""
+    :meth:`map` builds (it is already in this process). After :meth:`map`, ``served`` maps
+    the pid of each process that served batches (this one included) to how many."""
 
     def __init__(
         self,
@@ -78,6 +82,7 @@ class Workers(Generic[T, R]):
     ) -> None:
         self.fn = fn
         self.init = init
+        self.served: dict[int, int] = {}
         context = multiprocessing.get_context("fork")
         # Queues with feeder threads: a put never blocks, so neither side can stall the other.
         self._tasks: Any = context.Queue()
@@ -102,9 +107,9 @@ class Workers(Generic[T, R]):
                     assert self.init is not None
                     self.init(state.get())
                     initialised = True
-                self._results.put((index, self.fn(batch), None))
+                self._results.put((index, self.fn(batch), None, os.getpid()))
             except BaseException:  # reported to the parent, which raises it
-                self._results.put((index, None, traceback.format_exc()))
+                self._results.put((index, None, traceback.format_exc(), os.getpid()))
 
     def map(
         self,
@@ -128,29 +133,30 @@ class Workers(Generic[T, R]):
             self._tasks.put(None)
         done: dict[int, list[R]] = {}
 
-        def finished(index: int, result: list[R]) -> None:
+        def finished(index: int, result: list[R], pid: int) -> None:
             done[index] = result
+            self.served[pid] = self.served.get(pid, 0) + 1
             if progress:
                 progress(len(result))
 
         def collect(block: bool) -> None:
             while len(done) < count and (block or not self._results.empty()):
                 try:
-                    index, result, error = self._results.get(timeout=1)
+                    index, result, error, pid = self._results.get(timeout=1)
                 except queue.Empty:
                     if any(p.exitcode not in (None, 0) for p in self._procs):
                         raise WorkerError("a worker process ended without its results") from None
                     continue
                 if error is not None:
                     raise WorkerError(error)
-                finished(index, result)
+                finished(index, result, pid)
 
         while True:  # this process serves too, until it meets its end-of-work marker
             task = self._tasks.get()
             if task is None:
                 break
             index, batch = task
-            finished(index, self.fn(batch))
+            finished(index, self.fn(batch), os.getpid())
             collect(block=False)
         collect(block=True)
         return [r for i in range(count) for r in done[i]]

@@ -84,13 +84,16 @@ class Options:
 @dataclass(slots=True)
 class Run:
     """A report and what the audit record adds to it: the source's identity, the manifest's
-    digest and per-file facts a source knows (git blob ids)."""
+    digest and per-file facts a source knows (git blob ids). ``read_processes``: how many
+    processes read the archive's files (1: this one alone; more: forked workers read
+    batches too); the report is the same either way, this says which path ran."""
 
     report: Report
     source: dict[str, Any]
     manifest_sha256: str
     base: str
     details: dict[str, dict[str, str]]
+    read_processes: int = 1
 
 
 def _relative_inside(path: str, root: str) -> str | None:
@@ -573,7 +576,14 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         content_root=content,
     )
     details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
-    return Run(report, source.identity(), hashlib.sha256(data).hexdigest(), base, details)
+    return Run(
+        report,
+        source.identity(),
+        hashlib.sha256(data).hexdigest(),
+        base,
+        details,
+        read_processes=max(1, len(reader.readers)),
+    )
 
 
 def verify_source(source: Source, root: str, options: Options = Options()) -> Report:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import REPO, write_archive
+from tests.conftest import REPO, require_tool, write_archive
 
 
 def cli(
@@ -63,8 +62,7 @@ def test_the_report_schema_lists_every_finding_code() -> None:
 
 
 def test_coreutils_accepts_the_bundled_manifest() -> None:
-    if shutil.which("sha256sum") is None:
-        pytest.skip("coreutils sha256sum is not installed")
+    require_tool("sha256sum", "coreutils sha256sum is not installed")
     proc = subprocess.run(
         ["sha256sum", "-c", "--strict", "manifest.sha256"],
         cwd=REPO,

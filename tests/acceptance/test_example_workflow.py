@@ -16,7 +16,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 
 from tests.acceptance.test_formats import sarif_validator, tampered
-from tests.conftest import REPO
+from tests.conftest import REPO, require_module
 
 EXAMPLE = REPO / "examples" / "github-actions-verify-evidence.yml"
 JUNIT_XSD = REPO / "tests" / "data" / "schemas" / "junit-10.xsd"
@@ -53,7 +53,7 @@ def run_step(
 
 
 def junit_schema() -> Any:
-    import xmlschema
+    xmlschema: Any = require_module("xmlschema")  # the JUnit XSD oracle
 
     return xmlschema.XMLSchema(str(JUNIT_XSD))
 

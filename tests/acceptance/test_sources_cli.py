@@ -8,10 +8,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.archives import git_repo, snapshot, tar_tree, zip_tree
+from tests.conftest import require_module
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -44,7 +46,7 @@ def test_check_gives_the_same_json_from_every_kind_of_source(archive: Path, tmp_
 
 
 def test_check_of_a_bag(archive: Path) -> None:
-    bagit = pytest.importorskip("bagit")
+    bagit: Any = require_module("bagit")
     bagit.make_bag(str(archive), checksums=["sha256"])
     proc = cli("check", str(archive), "--format", "text")
     assert proc.returncode == 0, proc.stdout
@@ -109,7 +111,7 @@ def test_sources_that_cannot_be_read_exit_2_with_one_line(
 def test_table_of_a_bag_reads_its_catalogue_inside_data(archive: Path) -> None:
     """In a bag the records, the spec and the catalogue sit under data/ and name each other
     relative to it: the table finds the catalogue there and verifies every cell."""
-    bagit = pytest.importorskip("bagit")
+    bagit: Any = require_module("bagit")
     folder = cli("table", str(archive), "--format", "json")
     bagit.make_bag(str(archive), checksums=["sha256"])
     proc = cli("table", str(archive), "--format", "json")

@@ -7,7 +7,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 import re
 import subprocess
 import sys
@@ -19,11 +18,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.conftest import REPO, rewrite_manifest
+from tests.conftest import REPO, check_golden, rewrite_manifest
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "table"
 FORMATS = ("text", "markdown", "json", "csv", "html")
-UPDATE = os.environ.get("VERIFIER_UPDATE_GOLDEN") == "1"
 E1 = "evidence/e1-local-crash/runner-result.json"
 E2 = "evidence/e2-hosted-original/runner-result.json"
 
@@ -38,10 +36,7 @@ def table(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if UPDATE:
-        path.write_text(actual, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == actual, f"{name} differs from its golden file"
+    check_golden(GOLDEN / name, actual)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

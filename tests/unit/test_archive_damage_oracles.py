@@ -13,8 +13,6 @@ import bz2
 import gzip
 import io
 import lzma
-import os
-import shutil
 import subprocess
 import tarfile
 from collections.abc import Callable
@@ -22,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_tool
 from verifier.sources.interface import SourceError
 from verifier.sources.tar import TarSource
 
@@ -36,10 +35,7 @@ TESTER = {".tar.gz": "gzip", ".tar.xz": "xz", ".tar.bz2": "bzip2"}
 
 
 def need(tool: str) -> None:
-    if shutil.which(tool) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{tool} is needed for this test under CI")
-        pytest.skip(f"{tool} is not installed")
+    require_tool(tool, f"{tool} is not installed")
 
 
 def tar_bytes() -> tuple[bytes, int]:

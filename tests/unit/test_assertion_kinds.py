@@ -72,7 +72,7 @@ def run(spec: dict[str, Any], records: dict[str, Any] | None = None) -> tuple[st
     return whole
 
 
-ACCEPTANCE = {
+ACCEPTANCE: dict[str, Any] = {
     "kind": "acceptance-separation",
     "expectAcceptance": "failed",
     "acceptance": {"file": "acc.json", "result": "/result", "time": "/at"},
@@ -84,7 +84,7 @@ ACCEPTANCE = {
         "result": "/result",
     },
 }
-INTERRUPTED = {
+INTERRUPTED: dict[str, Any] = {
     "kind": "interrupted-tool-result",
     "transcript": "t.json",
     "marker": INTERRUPTED_MARKER,
@@ -92,7 +92,7 @@ INTERRUPTED = {
     "toolExecutions": {"select": sel("b.json", "/exec"), "value": 1},
 }
 
-PASSING = [
+PASSING: list[dict[str, Any]] = [
     {"kind": "equals", "select": sel("a.json", "/n"), "value": 1},
     {"kind": "equals", "select": sel("b.json", "/n"), "value": 1},
     {"kind": "in-set", "select": sel("b.json", "/status"), "values": ["done", "failed"]},

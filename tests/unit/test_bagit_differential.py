@@ -14,27 +14,19 @@ from __future__ import annotations
 import codecs
 import hashlib
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import write_archive
+from tests.conftest import require_module, write_archive
 from verifier import verify
 from verifier.model import Report
 from verifier.pipeline import UsageError, run
 from verifier.sources.bagit import parse_bag_manifest, parse_fetch, parse_info
 
-try:
-    import bagit as _bagit  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - the oracle is a test dependency
-    if os.environ.get("CI"):
-        pytest.fail("bagit-python (the BagIt oracle) is not importable under CI", pytrace=False)
-    pytest.skip("bagit-python is not installed", allow_module_level=True)
-
-bagit: Any = _bagit
+bagit: Any = require_module("bagit", "bagit-python (the BagIt oracle) is not installed")
 
 PAYLOAD: dict[str, bytes | str] = {
     "a.txt": b"alpha\n",

@@ -34,6 +34,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import need_oracle, require_tool
 from verifier.manifest import format_line, normalize_name, parse_manifest
 from verifier.pipeline import Options, verify
 
@@ -58,14 +59,11 @@ READER_FUZZ = settings(DIFF, max_examples=100)  # no files to write: cheap
 
 @pytest.fixture(scope="module")
 def sha256sum() -> str:
-    exe = shutil.which("sha256sum")
-    if exe is None:
-        pytest.skip("sha256sum (GNU coreutils) is not on PATH")
+    exe = require_tool("sha256sum", "sha256sum (GNU coreutils) is not on PATH")
     version = subprocess.run(
         [exe, "--version"], capture_output=True, check=False, stdin=subprocess.DEVNULL
     ).stdout
-    if b"GNU coreutils" not in version:
-        pytest.skip("sha256sum is not the GNU coreutils one")
+    need_oracle(b"GNU coreutils" in version, "sha256sum is not the GNU coreutils one")
     return exe
 
 
@@ -561,8 +559,10 @@ def awkward_scenario(one_space: bool, final_newline: bool, offset: int) -> Scena
 def test_awkward_names_agree(
     sha256sum: str, tmp_path: Path, one_space: bool, final_newline: bool, offset: int
 ) -> None:
-    if os.fsencode("\udcff") != b"\xff":
-        pytest.skip("the file system encoding is not UTF-8 with surrogateescape")
+    need_oracle(
+        os.fsencode("\udcff") == b"\xff",
+        "the file system encoding is not UTF-8 with surrogateescape",
+    )
     check_scenario(sha256sum, awkward_scenario(one_space, final_newline, offset), tmp_path)
 
 
@@ -658,8 +658,10 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 @DIFF
 @given(scenario=scenarios())
 def test_generated_folders_agree(sha256sum: str, tmp_path: Path, scenario: Scenario) -> None:
-    if os.fsencode("\udcff") != b"\xff":
-        pytest.skip("the file system encoding is not UTF-8 with surrogateescape")
+    need_oracle(
+        os.fsencode("\udcff") == b"\xff",
+        "the file system encoding is not UTF-8 with surrogateescape",
+    )
     base = tmp_path / f"example{next(_counter)}"
     try:
         check_scenario(sha256sum, scenario, base)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, require_module
 from verifier.validity import Validators
 
-pytest.importorskip("jsonschema_rs")
+require_module("jsonschema_rs")
 if os.environ.get("VERIFIER_ENGINE") == "reference":
     pytest.skip(
         "the fast engine is switched off (VERIFIER_ENGINE=reference)", allow_module_level=True
@@ -56,8 +56,19 @@ def variants(value: dict[str, Any]) -> list[dict[str, Any]]:
             for i, child in enumerate(node[:3]):
                 paths.append([*path, i])
                 stack.append((child, [*path, i]))
+    replacements: tuple[Any, ...] = (
+        None,
+        12345,
+        "2026-02-30T00:00:00Z",
+        "x",
+        [],
+        {},
+        True,
+        -1,
+        1.5,
+    )
     for path in paths[:400]:
-        for replacement in (None, 12345, "2026-02-30T00:00:00Z", "x", [], {}, True, -1, 1.5):
+        for replacement in replacements:
             broken = copy.deepcopy(value)
             node = broken
             for part in path[:-1]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import pytest
 from hypothesis import given
@@ -101,7 +102,10 @@ def test_depth_from_the_text_is_the_depth_of_the_value(
 
 def _walked_depth(value: object) -> int:
     """The oracle: containers counted on the deepest path of the parsed value."""
-    children = value.values() if isinstance(value, dict) else value
-    if not isinstance(value, dict | list):
+    if isinstance(value, dict):
+        children: Iterable[object] = value.values()
+    elif isinstance(value, list):
+        children = value
+    else:
         return 0
     return 1 + max((_walked_depth(c) for c in children), default=0)

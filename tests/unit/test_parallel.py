@@ -1,18 +1,44 @@
-"""Work spread over processes gives the same report, byte for byte, as one process."""
+"""Work spread over processes gives the same report, byte for byte, as one process.
+
+Each serial-versus-parallel comparison also proves the parallel path ran: the run says how
+many processes read the archive's files (``Run.read_processes``), and the ``spread`` fixture
+makes this process's first batch wait until a forked worker has read one, so the count does
+not depend on how the scheduler happened to share the batches."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import verifier.integrity
 import verifier.parallel
-from tests.conftest import write_archive
+from tests.conftest import REPO, require_module, write_archive
+from tests.spread import spread_reads
 from verifier import verify
 from verifier.formats import FORMATS
 from verifier.parallel import Workers
-from verifier.pipeline import Options
+from verifier.pipeline import Options, run
+
+
+@pytest.fixture
+def spread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parallel reads from two files on, in batches of three; this process waits for a
+    forked worker to read a batch before it reads its first (tests/spread.py)."""
+    spread_reads(monkeypatch.setattr)
+
+
+def serial_and_parallel(root: Path) -> tuple[str, str]:
+    """The JSON report of one process and of two; the second run must have forked a worker
+    that read files."""
+    one = run(root, Options(workers=1))
+    two = run(root, Options(workers=2))
+    assert one.read_processes == 1
+    assert two.read_processes == 2, "the parallel path did not run: no worker read a file"
+    return FORMATS["json"](one.report), FORMATS["json"](two.report)
 
 
 def test_workers_keep_input_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,23 +48,21 @@ def test_workers_keep_input_order(monkeypatch: pytest.MonkeyPatch) -> None:
         out = pool.map(list(range(50)), progress=seen.append)
     assert out == [2 * i for i in range(50)]
     assert sum(seen) == 50
+    assert sum(pool.served.values()) == 17  # every batch of three, each counted once
+    assert set(pool.served) <= {os.getpid(), *(p.pid for p in pool._procs)}
 
 
 def _double(batch: list[int]) -> list[int]:
     return [2 * i for i in batch]
 
 
-def test_parallel_and_serial_reports_are_identical(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
+def test_parallel_and_serial_reports_are_identical(tmp_path: Path, spread: None) -> None:
     files: dict[str, bytes | str] = {f"blobs/b{i}.bin": bytes([i]) * (1000 + i) for i in range(40)}
     files["blobs/text.txt"] = "line\n" * 100
     root = write_archive(tmp_path, files)
     (root / "blobs/b3.bin").write_bytes(b"changed")
     (root / "blobs/text.txt").write_bytes(b"line\r\n" * 100)
-    serial = FORMATS["json"](verify(root, Options(workers=1)))
-    parallel = FORMATS["json"](verify(root, Options(workers=2)))
+    serial, parallel = serial_and_parallel(root)
     assert serial == parallel
     report = json.loads(serial)
     codes = [f["code"] for s in report["stages"] for f in s["findings"]]
@@ -80,7 +104,7 @@ def _generated(root: Path, records: int) -> Path:
 
 
 def test_records_and_assertions_across_batches_match_serial(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spread: None
 ) -> None:
     """A generated archive, damaged in every way a stage reports, with assertions that span
     batches, read globs, repeat ids: the report is the same byte for byte whether one
@@ -134,10 +158,8 @@ def test_records_and_assertions_across_batches_match_serial(
     (cases / "case-000011" / "readback.json").write_text("{}")  # a mismatch, and invalid
     (cases / "case-000013" / "stray.json").write_text('{"a": 1}')  # unlisted
 
-    monkeypatch.setattr(verifier.parallel, "MIN_ITEMS", 2)
     monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 7)
-    serial = FORMATS["json"](verify(root, Options(workers=1)))
-    parallel = FORMATS["json"](verify(root, Options(workers=2)))
+    serial, parallel = serial_and_parallel(root)
     assert serial == parallel
     report = json.loads(serial)
     codes = {f["code"] for s in report["stages"] for f in s["findings"]}
@@ -180,3 +202,31 @@ def test_a_failing_worker_is_reported_not_hung(monkeypatch: pytest.MonkeyPatch) 
         pool.map(list(range(40)))
     assert threading.active_count() == 1
     assert not __import__("multiprocessing").active_children()
+
+
+def test_a_bag_on_a_folder_is_read_in_parallel(tmp_path: Path, spread: None) -> None:
+    """A bag on a folder forks workers like the folder does, and its report is the same as
+    one process's (it used to be read in one process whatever -j said)."""
+    import shutil
+
+    bagit: Any = require_module("bagit")
+    root = tmp_path / "bag"
+    shutil.copytree(REPO / "evidence", root / "evidence")
+    shutil.copytree(REPO / "schemas", root / "schemas")
+    shutil.copy2(REPO / "manifest.sha256", root / "manifest.sha256")
+    bagit.make_bag(str(root), checksums=["sha256"])
+    (root / "data/evidence/e7-stripe-readback/payment-intents.json").write_text("{}")
+    serial, parallel = serial_and_parallel(root)
+    assert serial == parallel
+    codes = {f["code"] for s in json.loads(serial)["stages"] for f in s["findings"]}
+    assert "manifest.mismatch" in codes
+
+
+def test_a_streamed_source_says_it_read_in_one_process(tmp_path: Path) -> None:
+    """The count is a fact, not a setting: a tarball cannot be read by forked workers, so
+    -j 2 on it reports one reading process."""
+    from tests.archives import tar_tree
+
+    root = write_archive(tmp_path / "a", {f"data/f{i}.txt": str(i) for i in range(10)})
+    tarball = tar_tree(root, tmp_path / "a.tar.gz")
+    assert run(tarball, Options(workers=2)).read_processes == 1

@@ -12,18 +12,19 @@ import tarfile
 import warnings
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.archives import git_repo, snapshot, tar_tree, zip_tree
-from tests.conftest import write_archive
+from tests.conftest import require_module, write_archive
 from verifier import verify
 from verifier.formats import FORMATS
 from verifier.manifest import format_manifest
 from verifier.model import Report
 from verifier.pipeline import Options, UsageError, run
 from verifier.sources import Kind, Limits, open_source
-from verifier.sources.safety import IndexBuilder, collision_key, member_name
+from verifier.sources.safety import EntryType, IndexBuilder, collision_key, member_name
 
 
 def sha(data: bytes) -> str:
@@ -74,7 +75,7 @@ def test_a_git_revision_can_be_given_as_an_option(archive: Path) -> None:
 
 
 def test_the_bundled_archive_as_a_bag_has_no_findings(archive: Path) -> None:
-    bagit = pytest.importorskip("bagit")
+    bagit: Any = require_module("bagit")
     bagit.make_bag(str(archive), checksums=["sha256"])
     report = verify(archive)
     assert report.findings == []
@@ -312,9 +313,7 @@ def test_too_many_entries_are_refused(tmp_path: Path) -> None:
     assert not index.complete
 
 
-def _file() -> tuple[object, int, None]:
-    from verifier.sources.safety import EntryType
-
+def _file() -> tuple[EntryType, int, None]:
     return EntryType.FILE, 1, None
 
 

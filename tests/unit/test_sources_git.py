@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.archives import commit_all, git, git_repo, snapshot
+from tests.archives import commit_all, git, git_repo, need_git, snapshot
 from tests.conftest import write_archive
 from verifier import verify
 from verifier.pipeline import UsageError, run
@@ -86,8 +86,7 @@ def test_older_revisions_and_locations(tmp_path: Path) -> None:
 
 def test_a_folder_that_is_not_a_repository_cannot_run(tmp_path: Path) -> None:
     root = write_archive(tmp_path / "plain", {"data/a.txt": b"a"})
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    need_git()
     with pytest.raises(UsageError, match="not a commit"):
         verify(f"{root}@HEAD")
 

@@ -9,7 +9,6 @@ import gzip
 import io
 import lzma
 import os
-import shutil
 import subprocess
 import tarfile
 import zlib
@@ -19,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import require_tool
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
 from verifier.sources.safety import EntryType
 from verifier.sources.tarformat import (
@@ -104,10 +104,7 @@ def test_the_reader_reads_what_tarfile_reads(
 
 @pytest.mark.parametrize("fmt", ["gnu", "oldgnu", "posix", "ustar", "v7"])
 def test_the_reader_reads_what_tarfile_reads_in_gnu_tars_formats(tmp_path: Path, fmt: str) -> None:
-    if shutil.which("tar") is None:
-        if os.environ.get("CI"):
-            pytest.fail("GNU tar is needed for this test under CI")
-        pytest.skip("tar is not installed")
+    require_tool("tar", "tar (GNU tar) is not installed")
     root = tmp_path / "root"
     deep = root / "d" / ("long" * 20) / ("deeper" * 10)
     deep.mkdir(parents=True)

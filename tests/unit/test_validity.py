@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def record(**extra: Any) -> str:
     )
 
 
-def run(tmp_path: Path, files: dict[str, str | bytes]) -> Report:
+def run(tmp_path: Path, files: Mapping[str, str | bytes]) -> Report:
     return verify(write_archive(tmp_path, files))
 
 

@@ -1,0 +1,58 @@
+"""``verify-evidence check``: a golden file per format, for the bundled archive and for a copy
+broken by the fixed tamperings of ``tests/tampered.py``.
+
+After a deliberate change to a format, ``VERIFIER_UPDATE_GOLDEN=1`` rewrites the files (read
+the diff before committing it); under CI that mode is refused (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, check_golden
+from tests.tampered import tamper
+from verifier.formats import FORMATS as RENDERERS
+
+GOLDEN = REPO / "tests" / "golden" / "check"
+FORMATS = {
+    "text": "txt",
+    "json": "json",
+    "markdown": "md",
+    "junit": "xml",
+    "sarif": "sarif",
+    "github": "github.txt",
+}
+
+
+def check(root: Path, fmt: str) -> subprocess.CompletedProcess[str]:
+    """The real CLI, run in the archive's folder (so no temporary path reaches the output)."""
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", "check", ".", "--format", fmt],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_every_check_format_has_golden_files() -> None:
+    assert set(FORMATS) == set(RENDERERS), "a check format without golden files (or gone)"
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_the_bundled_archive_matches_its_golden_file(archive: Path, fmt: str) -> None:
+    proc = check(archive, fmt)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr == ""
+    check_golden(GOLDEN / f"bundled.{FORMATS[fmt]}", proc.stdout)
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_the_tampered_archive_matches_its_golden_file(archive: Path, fmt: str) -> None:
+    proc = check(tamper(archive), fmt)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr == ""
+    check_golden(GOLDEN / f"tampered.{FORMATS[fmt]}", proc.stdout)
