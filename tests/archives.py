@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 from tests.conftest import missing_oracle, require_tool
+from verifier.sources.interface import Source
 
 GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
 
@@ -92,3 +93,22 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.is_symlink()
     }
+
+
+def drain(source: Source) -> None:
+    """Read every member of ``source`` to its end and close it; damage a member's read reports
+    as an OSError is expected (a mutation test asks only that nothing else escapes)."""
+    try:
+        names = [n for n, _ in source.walk("")]
+        for _, stream in source.read_many(names):
+            if isinstance(stream, OSError):
+                continue
+            try:
+                while stream.read(4096):
+                    pass
+            except OSError:
+                pass
+            finally:
+                stream.close()
+    finally:
+        source.close()

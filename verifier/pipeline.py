@@ -478,46 +478,37 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         integrity.stage.note = (
             f"The manifest {label} was not reached: the source was not read to its end."
         )
-    for other in payload_manifests[1:]:
-        other_data = preread[other] if other in preread else _read_member(source, other)
-        other_out, _ = check_integrity(
+
+    def check_also(
+        name: str, in_scope: list[str] | None, where: str, empty_ok: bool, named: bool
+    ) -> None:
+        """Check one more manifest of the layout (a bag's) and merge its findings."""
+        data = preread[name] if name in preread else _read_member(source, name)
+        out, _ = check_integrity(
             source,
-            other,
-            other_data,
-            other,
-            scope,
+            name,
+            data,
+            name,
+            in_scope,
             keep,
-            base=base,
+            base=where,
             reader=reader,
-            allow_empty=True,
+            allow_empty=empty_ok,
             decode_name=decode,
             hints=False,
-            algorithm=layout.algorithm(other),
-            parsed=source.parse_manifest(other, other_data),
+            algorithm=layout.algorithm(name),
+            parsed=source.parse_manifest(name, data),
             explain_missing=source.explain_missing,
-            name_manifest=True,
+            name_manifest=named,
         )
-        _merge(integrity, other_out)
+        _merge(integrity, out)
+
+    for other in payload_manifests[1:]:
+        check_also(other, scope, base, True, True)
     if not source.payload_in_every_manifest():
         _all_listed(integrity)
     for tag in layout.tag_manifests:
-        tag_data = preread[tag] if tag in preread else _read_member(source, tag)
-        tag_out, _ = check_integrity(
-            source,
-            tag,
-            tag_data,
-            tag,
-            [],
-            keep,
-            reader=reader,
-            decode_name=decode,
-            hints=False,
-            algorithm=layout.algorithm(tag),
-            parsed=source.parse_manifest(tag, tag_data),
-            explain_missing=source.explain_missing,
-            name_manifest=len(layout.tag_manifests) > 1,
-        )
-        _merge(integrity, tag_out)
+        check_also(tag, [], "", False, len(layout.tag_manifests) > 1)
     if layout.algorithms:
         checked = [*payload_manifests, *layout.tag_manifests]
         note = _algorithms_note(layout, checked) if checked else None
