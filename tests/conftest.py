@@ -118,10 +118,8 @@ def rewrite_manifest(root: Path) -> None:
     write_manifest(root, None, None, True)
 
 
-@pytest.fixture
-def archive(tmp_path: Path) -> Path:
-    """A copy of the bundled archive in a temporary folder."""
-    dest = tmp_path / "archive"
+def copy_bundled(dest: Path) -> Path:
+    """Copy the bundled archive (evidence, schemas, manifest) into the new folder ``dest``."""
     dest.mkdir()
     for part in BUNDLED_PARTS:
         src = REPO / part
@@ -130,3 +128,9 @@ def archive(tmp_path: Path) -> Path:
         else:
             shutil.copy2(src, dest / part)
     return dest
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """A copy of the bundled archive in a temporary folder."""
+    return copy_bundled(tmp_path / "archive")

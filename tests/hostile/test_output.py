@@ -18,7 +18,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import subprocess
 import sys
 import unicodedata
@@ -30,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BUNDLED_PARTS, REPO, require_module, rewrite_manifest
+from tests.conftest import REPO, copy_bundled, require_module, rewrite_manifest
 from tests.hostile.harness import Run, assert_safe, run_cli
 
 # The corpus. Keys name the attack; every value must come out inert in every format.
@@ -83,13 +82,7 @@ def name_of(key: str, value: str) -> str | None:
 def build(root: Path) -> Path:
     """A copy of the bundled archive, with hostile text in the case catalogue and one record,
     the manifest regenerated, then hostile file names added (unlisted: findings name them)."""
-    root.mkdir()
-    for part in BUNDLED_PARTS:
-        src = REPO / part
-        if src.is_dir():
-            shutil.copytree(src, root / part)
-        else:
-            shutil.copy2(src, root / part)
+    copy_bundled(root)
     cat_path = root / "evidence" / "cases.json"
     catalogue = json.loads(cat_path.read_text(encoding="utf-8"))
     case = catalogue["cases"][0]
