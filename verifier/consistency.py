@@ -311,13 +311,7 @@ def check_catalogue(
                     )
                 )
 
-    for number, case in enumerate(cases):
-        if not isinstance(case, dict):
-            continue
-        here = f"/cases/{number}"
-        cells = [(f"{here}/{g}/{i}", c) for g in _CELL_GROUPS for i, c in _items(case.get(g))]
-        if isinstance(case.get("acceptance"), dict):
-            cells.append((f"{here}/acceptance", case["acceptance"]))
+    for here, case, cells in catalogue_cells(cases):
         for at, cell in cells:
             given = cell.get("label")
             label = given if isinstance(given, str) else at
@@ -330,6 +324,21 @@ def check_catalogue(
             named(cell.get("assertions"), f"{at}/assertions", patterns=False)
         named(case.get("assertions"), f"{here}/assertions", patterns=True)
     return findings
+
+
+def catalogue_cells(
+    cases: list[Any],
+) -> Iterator[tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]]]]:
+    """``(where, case, cells)`` for each well-formed case of a catalogue's ``cases``: the
+    case's JSON pointer, the case, and ``(where, cell)`` for each of its cells."""
+    for number, case in enumerate(cases):
+        if not isinstance(case, dict):
+            continue
+        here = f"/cases/{number}"
+        cells = [(f"{here}/{g}/{i}", c) for g in _CELL_GROUPS for i, c in _items(case.get(g))]
+        if isinstance(case.get("acceptance"), dict):
+            cells.append((f"{here}/acceptance", case["acceptance"]))
+        yield here, case, cells
 
 
 def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:

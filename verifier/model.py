@@ -35,6 +35,7 @@ class Stage(StrEnum):
     INTEGRITY = "integrity"
     VALIDITY = "validity"
     CONSISTENCY = "consistency"
+    COVERAGE = "coverage"  # verify-evidence coverage's audit of the spec, not a check stage
 
 
 # Every finding code, its stage and what it means. Codes are stable: they are part of the
@@ -204,6 +205,41 @@ CODES: dict[str, tuple[Stage, str]] = {
         Stage.VALIDITY,
         "a transcript's messages look like more than one message shape; none is guessed",
     ),
+    # verify-evidence coverage: its own report's findings, never a check's.
+    "coverage.uncovered": (
+        Stage.COVERAGE,
+        "no assertion or catalogue cell compares a recorded value, and the spec does not excuse it",
+    ),
+    "coverage.unused-excuse": (
+        Stage.COVERAGE,
+        "an entry of the spec's 'unasserted' list excuses no uncovered value",
+    ),
+    "coverage.unread": (
+        Stage.COVERAGE,
+        "a listed record could not be read or parsed, so its values were not audited",
+    ),
+    "coverage.check-failed": (
+        Stage.COVERAGE,
+        "the audited archive does not pass check; coverage was measured on what could be read",
+    ),
+    "coverage.nothing": (Stage.COVERAGE, "no record was audited: there was nothing to measure"),
+    "coverage.below-threshold": (
+        Stage.COVERAGE,
+        "the share of covered values is under --fail-under",
+    ),
+    "coverage.survived": (
+        Stage.COVERAGE,
+        "a mutant survived: a covered value changed to another schema-valid value and check "
+        "still passed",
+    ),
+    "coverage.not-mutated": (
+        Stage.COVERAGE,
+        "a covered value has no schema-valid alternative of its type, so no mutant was tried",
+    ),
+    "coverage.mutation-incomplete": (
+        Stage.COVERAGE,
+        "--max-mutants or the time budget stopped mutation before every covered value was tried",
+    ),
 }
 
 
@@ -259,6 +295,15 @@ SEVERITIES: dict[str, Severity] = {
     "transcript.unmarked-interruption": Severity.ERROR,
     "transcript.malformed": Severity.ERROR,
     "transcript.ambiguous-shape": Severity.ERROR,  # nothing in it was paired
+    "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
+    "coverage.unused-excuse": Severity.WARNING,
+    "coverage.unread": Severity.ERROR,  # a record not audited is never a pass
+    "coverage.check-failed": Severity.ERROR,
+    "coverage.nothing": Severity.ERROR,
+    "coverage.below-threshold": Severity.ERROR,
+    "coverage.survived": Severity.ERROR,
+    "coverage.not-mutated": Severity.NOTE,
+    "coverage.mutation-incomplete": Severity.WARNING,
 }
 
 

@@ -74,6 +74,9 @@ class Options:
     # Records kept whole (besides the assertion spec), for views: the case catalogue.
     # Every other record keeps only the values the assertions and these documents select.
     documents: tuple[str, ...] = (CATALOGUE,)
+    # Glob patterns of records kept whole all the same (``verify-evidence coverage`` walks
+    # every leaf of every record); they are read where they are read, like any record.
+    whole: tuple[str, ...] = ()
 
     def worker_count(self) -> int:
         from verifier.parallel import default_workers
@@ -304,6 +307,7 @@ class RecordProcessor:
         self.schemas_dir = options.schemas_dir
         self.spec_path = options.assertions
         self.documents = {options.assertions, *options.documents}
+        self.whole = options.whole
         self.validate = validate
         self.consistency = consistency
         self.prep = Prepared(validate, options.schemas_dir)
@@ -350,6 +354,7 @@ class RecordProcessor:
             for path, value in self.kept.items():
                 if path != self.spec_path:
                     needs.extend(selectors_in(value))
+            needs.extend(Need(pattern, "", glob=True) for pattern in self.whole)
             self.index = NeedIndex(needs)
         return self.index
 

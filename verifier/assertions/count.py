@@ -14,6 +14,7 @@ from typing import Any
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
+    Cover,
     EvalError,
     Need,
     Outcome,
@@ -38,6 +39,20 @@ class Count(AssertionKind):
         pattern = spec.get("files")
         if isinstance(pattern, str) and isinstance(distinct, str):
             yield Need(pattern, distinct, glob=True)
+
+    def covers(self, spec: dict[str, Any]) -> Iterator[Cover]:
+        distinct = spec.get("distinct")
+        select = spec.get("select")
+        if isinstance(select, dict):
+            file, pointer = select.get("file"), select.get("pointer")
+            if isinstance(file, str) and isinstance(pointer, str):
+                if isinstance(distinct, str):  # only each element's distinct value counts
+                    yield Cover(file, pointer, each=distinct)
+                else:
+                    yield Cover(file, pointer, length=True)
+        pattern = spec.get("files")
+        if isinstance(pattern, str) and isinstance(distinct, str):
+            yield Cover(pattern, distinct, glob=True)
 
     def pointers(self, spec: dict[str, Any]) -> Iterator[tuple[str, Any]]:
         yield from selector_pointers(spec)

@@ -147,6 +147,19 @@ def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
         stack.extend(reversed(children))
 
 
+class Cover(NamedTuple):
+    """A value an assertion or a catalogue cell compares (see :meth:`AssertionKind.covers`):
+    at ``pointer`` in ``file`` (a glob pattern when ``glob``), whole; only its element count
+    when ``length``; or, with ``each``, the value at ``each`` under every element of the
+    array at ``pointer``."""
+
+    file: str
+    pointer: str
+    glob: bool = False
+    length: bool = False
+    each: str | None = None
+
+
 class AssertionKind(abc.ABC):
     """One kind of assertion (one module per kind, registered in ``verifier.assertions``).
 
@@ -164,6 +177,16 @@ class AssertionKind(abc.ABC):
 
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
         return selectors_in(spec)
+
+    def covers(self, spec: dict[str, Any]) -> Iterable[Cover]:
+        """What ``evaluate`` compares, for ``verify-evidence coverage``: each value it reads
+        whole (every leaf under the pointer can change the outcome), or only the length of
+        (``length``), or, for each element of an array, one value under it (``each``). The
+        default is every declared need, read whole unless it is a length. A kind that reads a
+        value but does not compare all of it (a whole transcript paired by its call ids)
+        declares less: a leaf counts as checked only if some kind compares it."""
+        for need in self.needs(spec):
+            yield Cover(need.file, need.pointer, glob=need.glob, length=need.length)
 
     def pointers(self, spec: dict[str, Any]) -> Iterable[tuple[str, Any]]:
         """``(where, value)`` for every parameter of ``spec`` that must be a JSON pointer
@@ -247,6 +270,7 @@ __all__ = [
     "VACUOUS",
     "AssertionKind",
     "Context",
+    "Cover",
     "EvalError",
     "Need",
     "Outcome",

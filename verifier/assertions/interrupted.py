@@ -15,6 +15,7 @@ from typing import Any
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
+    Cover,
     EvalError,
     Need,
     Outcome,
@@ -37,6 +38,14 @@ class InterruptedToolResult(AssertionKind):
         if isinstance(spec.get("transcript"), str):
             yield Need(spec["transcript"], "")  # the whole transcript: it is paired here
         yield from super().needs(spec)
+
+    def covers(self, spec: dict[str, Any]) -> Iterable[Cover]:
+        # The transcript is read whole but only paired by its call ids and one result
+        # compared with the marker: no leaf of it is compared as a whole, so none is
+        # claimed (state the marker and the call with equals assertions). The terminal
+        # status and execution count selectors are compared whole.
+        for need in super().needs(spec):
+            yield Cover(need.file, need.pointer)
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         marker = param(spec, "marker")

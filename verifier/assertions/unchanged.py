@@ -7,12 +7,13 @@ empty is an ``equals`` claim).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
+    Cover,
     EvalError,
     Need,
     Outcome,
@@ -31,6 +32,17 @@ class Unchanged(AssertionKind):
 
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
         return needs_of_selectors(spec.get("before"), spec.get("after"))
+
+    def covers(self, spec: dict[str, Any]) -> Iterator[Cover]:
+        keys = spec.get("keys")
+        for side in (spec.get("before"), spec.get("after")):
+            for need in needs_of_selectors(side):
+                if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+                    for key in keys:  # only the listed keys are compared
+                        escaped = key.replace("~", "~0").replace("/", "~1")
+                        yield Cover(need.file, f"{need.pointer}/{escaped}")
+                else:
+                    yield Cover(need.file, need.pointer)
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         keys = spec.get("keys")

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from verifier.formats.clean import clean, clean_str
 from verifier.jsonwrite import dumps_report
-from verifier.model import CODES, Report, severity_of
+from verifier.model import CODES, Report, Stage, severity_of
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -28,6 +28,7 @@ def _rules() -> list[dict[str, Any]]:
             "properties": {"stage": stage.value},
         }
         for code, (stage, meaning) in sorted(CODES.items())
+        if stage is not Stage.COVERAGE  # verify-evidence coverage's own report, not check's
     ]
 
 

@@ -1,0 +1,48 @@
+"""``verify-evidence coverage``: which recorded values does the assertion spec compare, and
+would it notice if they changed (``--mutate``)?
+
+:func:`audit` runs the check once, keeping every record whole, and measures which leaf of
+each record an assertion or a catalogue cell compares (:mod:`verifier.coverage.measure`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from verifier.coverage.measure import measure
+from verifier.coverage.report import CoverageReport, LeafStatus, MutantOutcome
+from verifier.pipeline import Options, Run, run
+
+
+def audit_options(options: Options) -> Options:
+    """``options`` for the check a coverage audit runs: every record kept whole."""
+    pattern = options.records_dir.strip("/") + "/**"
+    return replace(options, whole=(*options.whole, pattern), hints=False)
+
+
+def audit_run(location: str | os.PathLike[str], options: Options | None = None) -> Run:
+    return run(location, audit_options(options or Options()))
+
+
+def audit(
+    location: str | os.PathLike[str] = ".",
+    options: Options | None = None,
+    fail_under: float | None = None,
+) -> CoverageReport:
+    """The coverage of the archive at ``location``'s assertion spec and catalogue. Raises
+    :class:`verifier.errors.UsageError` if the check cannot run at all."""
+    options = options or Options()
+    checked = audit_run(location, options)
+    return measure(
+        checked.report,
+        os.fspath(location),
+        options.assertions,
+        options.records_dir,
+        options.schemas_dir,
+        options.documents,
+        fail_under,
+    )
+
+
+__all__ = ["CoverageReport", "LeafStatus", "MutantOutcome", "audit", "audit_options", "audit_run"]
