@@ -19,7 +19,7 @@ from verifier import __version__
 from verifier.commands import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 # The subcommand modules, in the order --help lists them (each has register(app)).
-COMMANDS = ("check", "table", "manifest", "init", "transcript", "audit")
+COMMANDS = ("check", "coverage", "table", "manifest", "init", "transcript", "audit")
 
 app = typer.Typer(
     name="verify-evidence",

@@ -57,6 +57,21 @@ def parse_ratio(text: str, name: str = "--max-ratio") -> float:
     return value
 
 
+def parse_percent(text: str, name: str = "--fail-under") -> float:
+    """A percentage from 0 to 100: digits, optionally a fraction (``90``, ``97.5``); no sign,
+    no exponent, never NaN or an infinity."""
+    match = _DECIMAL.fullmatch(text)
+    if match is None:
+        raise UsageError(f"{name} {_show(text)}: not a number (use e.g. 90 or 97.5)")
+    number = match.group(1).lstrip("0") or "0"
+    if number.startswith("."):
+        number = "0" + number
+    value = float(number) if len(number) <= 2 * _LONGEST else 101.0
+    if not 0 <= value <= 100:
+        raise UsageError(f"{name} {_show(text)}: must be between 0 and 100")
+    return value
+
+
 def parse_count(text: str, name: str, low: int, high: int) -> int:
     """A whole number from ``low`` to ``high``, ASCII digits only."""
     match = _COUNT.fullmatch(text)
@@ -83,6 +98,7 @@ __all__ = [
     "MAX_JOBS",
     "MAX_RATIO",
     "parse_count",
+    "parse_percent",
     "parse_ratio",
     "parse_size",
     "source_date_epoch",

@@ -1,0 +1,157 @@
+"""``verify-evidence coverage``: which recorded values the assertion spec and the case
+catalogue compare, which are excused, and which nothing compares.
+
+Thin: the options become :class:`~verifier.pipeline.Options`, :func:`verifier.coverage.audit`
+returns a :class:`~verifier.coverage.report.CoverageReport`, a view renders it. Exit 0 unless
+the report has a finding at or above --fail-on (uncovered values are notes: coverage alone
+exits 0 unless --fail-under), 1 when it has, 2 when the audit cannot run.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from verifier.commands import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    FailOn,
+    FailOnOpt,
+    ManifestOpt,
+    NoColorOpt,
+    QuietOpt,
+    ScopeOpt,
+    optional_path,
+    optional_tuple,
+    threshold,
+    use_rich,
+)
+from verifier.commands.output import ORDER_KEY, OrderedOptionsCommand
+from verifier.commands.sourceopts import (
+    BaseOpt,
+    GitOpt,
+    MaxBytesOpt,
+    MaxRatioOpt,
+    RevOpt,
+    SourceArg,
+    source_options,
+)
+
+if TYPE_CHECKING:
+    from verifier.coverage.report import CoverageReport
+
+
+class CoverageFormat(StrEnum):
+    """The choices of --format: every view in verifier.coverage.views, plus auto (rich on a
+    terminal). Kept here so start-up stays light; a test checks that the two agree."""
+
+    AUTO = "auto"
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
+
+FormatOpt = Annotated[
+    list[CoverageFormat] | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="auto (rich on a terminal, text otherwise), text, json or markdown. Repeatable; "
+        "each goes to the --output given right after it, or to standard output (one at most).",
+        case_sensitive=False,
+    ),
+]
+OutputOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="FORMAT=PATH, or PATH for the --format given just before it: write that format "
+        "to PATH instead of standard output. Repeatable.",
+    ),
+]
+FailUnderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-under",
+        metavar="PCT",
+        help="Exit 1 when covered values are under PCT percent (0 to 100) of the values that "
+        "need covering (covered + uncovered; excused ones do not count).",
+    ),
+]
+
+
+def emit(
+    report: CoverageReport,
+    pairs: list[tuple[str, Path | None]],
+    quiet: bool,
+    no_color: bool,
+) -> None:
+    """Write each requested view to its destination."""
+    from verifier.commands.output import write
+    from verifier.coverage.views import FORMATS
+
+    for name, path in pairs:
+        if quiet and path is None:
+            continue
+        if name == CoverageFormat.AUTO and path is None and use_rich(True, no_color):
+            from verifier.coverage.views.rich_view import show
+            from verifier.terminal import console
+
+            show(report, console())
+            continue
+        write(path, FORMATS["text" if name == CoverageFormat.AUTO else name](report))
+
+
+def coverage(
+    ctx: typer.Context,
+    root: SourceArg = Path("."),
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    manifest: ManifestOpt = None,
+    scope: ScopeOpt = None,
+    no_color: NoColorOpt = False,
+    quiet: QuietOpt = False,
+    fail_on: FailOnOpt = FailOn.ERROR,
+    fail_under: FailUnderOpt = None,
+    git: GitOpt = None,
+    rev: RevOpt = None,
+    base: BaseOpt = None,
+    max_bytes: MaxBytesOpt = None,
+    max_ratio: MaxRatioOpt = None,
+) -> int:
+    """Show which recorded values the assertion spec and the case catalogue compare.
+
+    Every leaf value of every record is covered (an assertion or a catalogue cell compares
+    it or a whole subtree holding it), excused (provenance, $schema, or the spec's
+    'unasserted' list, with its reason) or uncovered (it can change and check still passes).
+
+    Example: verify-evidence coverage . --fail-under 90 --format markdown -o coverage.md
+    """
+    from verifier.commands.output import plan, tokens
+    from verifier.commands.progress import progress_bar
+    from verifier.coverage import audit
+    from verifier.options import parse_percent
+    from verifier.pipeline import Options
+
+    given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
+    pairs = plan(given, (f.value for f in CoverageFormat), default=CoverageFormat.AUTO.value)
+    location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
+    under = None if fail_under is None else parse_percent(fail_under)
+    with progress_bar(enabled=not quiet) as progress:
+        options = Options(
+            manifest=optional_path(manifest),
+            scope=optional_tuple(scope),
+            progress=progress,
+            **more,
+        )
+        report = audit(location, options, under)
+    emit(report, pairs, quiet, no_color)
+    return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
+
+
+def register(app: typer.Typer) -> None:
+    app.command(cls=OrderedOptionsCommand)(coverage)

@@ -1,0 +1,12 @@
+"""The coverage report as JSON (``schemas/coverage.schema.json``): sorted keys, two-space
+indent, LF; strings exactly as read (lone surrogates as ``\\udcXX`` escapes)."""
+
+from __future__ import annotations
+
+from verifier.coverage.report import CoverageReport
+from verifier.formats.clean import clean
+from verifier.jsonwrite import dumps_report
+
+
+def render(report: CoverageReport) -> str:
+    return dumps_report(clean(report.to_dict())) + "\n"
