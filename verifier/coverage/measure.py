@@ -269,7 +269,7 @@ def measure(
         source,
         report.manifest,
         prefix + spec_path,
-        prefix + catalogue_path if catalogue_path else None,
+        prefix + catalogue_path if catalogue_path and catalogue is not None else None,
         fail_under=fail_under,
     )
     out.check_findings = sum(1 for f in report.findings if f.severity is Severity.ERROR)
