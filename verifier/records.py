@@ -164,6 +164,34 @@ class Records:
         out._extracted = {f"{prefix}/{p}": v for p, v in self._extracted.items()}
         return out
 
+    def within(self, prefix: str) -> Records:
+        """The inverse of :meth:`rebased`: the records under ``prefix/``, without it."""
+        if not prefix:
+            return self
+        cut = len(prefix) + 1
+        out = Records()
+        out._parsed = {p[cut:] for p in self._parsed if p.startswith(prefix + "/")}
+        out._documents = {
+            p[cut:]: v for p, v in self._documents.items() if p.startswith(prefix + "/")
+        }
+        out._extracted = {
+            p[cut:]: v for p, v in self._extracted.items() if p.startswith(prefix + "/")
+        }
+        return out
+
+    def replaced(self, path: str, extracted: Extracted | None) -> Records:
+        """The same records with what was extracted from ``path`` replaced (a record read
+        again, changed: ``verify-evidence coverage --mutate``). The others are shared."""
+        out = Records()
+        out._parsed = self._parsed | {path}
+        out._documents = self._documents
+        out._extracted = dict(self._extracted)
+        if extracted:
+            out._extracted[path] = extracted
+        else:
+            out._extracted.pop(path, None)
+        return out
+
     def __contains__(self, path: object) -> bool:
         return path in self._parsed
 

@@ -1,0 +1,365 @@
+"""``verify-evidence coverage --mutate``: would the spec notice if a compared value changed?
+
+For each covered leaf (:class:`LeafStatus.COVERED`) one mutant: the value replaced by the
+first of a few values of the same JSON type (:mod:`verifier.coverage.candidates`) that the
+validity stage's own code accepts (:func:`verifier.validity.process_record`: the mutated
+record's bytes parsed strictly, validated against its declared schema). The mutant is then
+judged against the unmutated archive: *killed* when an assertion that passed no longer does,
+or a transcript check or a catalogue cell gains a finding; otherwise *survived* (a
+``coverage.survived`` finding naming the value tried and the schema rule that allowed it).
+
+Two judges, one verdict (``tests/unit/test_mutate.py`` checks they agree on every mutant of
+the bundled archive):
+
+* the fast judge (default) re-runs only what the changed bytes can change: that record's
+  per-file inspection, then the consistency stage and the catalogue check over the baseline's
+  extracted values with that one record's replaced;
+* the reference (``full``): the listed files are copied once into a scratch folder (under a
+  ``tempfile.mkdtemp``, removed afterwards; the audited source is only ever read), and per
+  mutant the mutated record is written there, its manifest line rewritten so integrity passes,
+  and the whole check runs on the copy.
+
+Mutants are spread over processes (:mod:`verifier.parallel`) and come back in leaf order, so
+the report is the same whatever the worker count; ``max_mutants`` picks leaves with a
+``random.Random(seed)``, and ``time_budget`` stops starting mutants once it has passed.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import os
+import random
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.assertions.interface import plain
+from verifier.consistency import check_catalogue, check_consistency, unread_reasons
+from verifier.coverage.candidates import candidates, unmutable
+from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
+from verifier.coverage.rules import governing
+from verifier.coverage.scratch import Scratch
+from verifier.errors import UsageError
+from verifier.jsonwrite import dumps
+from verifier.model import AssertionResult, AssertionStatus, Finding, Report
+from verifier.parallel import BATCH_WEIGHT, Workers
+from verifier.pipeline import Options, RecordProcessor, Run
+from verifier.pointer import EvalError, resolve_pointer
+from verifier.records import Records
+from verifier.sources import SourceError, open_source
+from verifier.validity import is_schema_path, process_record
+
+Key = tuple[str, str | None]  # a finding's code and pointer (its path is the mutated file's)
+
+
+def killed_by(
+    before: list[AssertionResult],
+    after: list[AssertionResult],
+    gained_from: Iterable[Finding],
+    baseline: Iterable[Finding],
+) -> tuple[str, ...]:
+    """What noticed a mutant: the ids of assertions that passed before and do not after, then
+    the codes of findings (other than the assertions') the mutant gained."""
+    ids = [
+        a.id
+        for b, a in zip(before, after, strict=False)
+        if b.status is AssertionStatus.PASSED and a.status is not AssertionStatus.PASSED
+    ]
+    had = Counter((f.code, f.path, f.pointer) for f in baseline)
+    now = Counter((f.code, f.path, f.pointer) for f in gained_from)
+    codes = sorted({key[0] for key in now - had if not key[0].startswith("assertion.")})
+    return (*dict.fromkeys(ids), *codes)
+
+
+def _set(document: Any, pointer: str, value: Any) -> Any:
+    """A copy of ``document`` with ``value`` at ``pointer`` (which resolves)."""
+    out = copy.deepcopy(document)
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    node = out
+    for token in tokens[:-1]:
+        node = node[token] if isinstance(node, dict) else node[int(token)]
+    last = tokens[-1]
+    if isinstance(node, dict):
+        node[last] = value
+    else:
+        node[int(last)] = value
+    return out
+
+
+def shown(value: Any) -> str:
+    return plain(dumps(value), 80)
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    path: str  # archive path
+    pointer: str
+
+
+class _Engine:
+    """Everything a mutant's judgement needs, built once before the workers fork."""
+
+    def __init__(
+        self,
+        checked: Run,
+        options: Options,
+        data: dict[str, bytes],
+        scratch: Scratch | None,
+        deadline: float | None,
+    ) -> None:
+        report = checked.report
+        self.prefix = report.content_root + "/" if report.content_root else ""
+        self.options = options
+        self.data = data
+        self.scratch = scratch
+        self.deadline = deadline
+        records_prefix = options.records_dir.strip("/") + "/"
+
+        def is_record(path: str) -> bool:
+            return path.startswith(records_prefix) and path.endswith(".json")
+
+        self.processor = RecordProcessor(self.prefix, is_record, options, True, True)
+        early = {n: b for n, b in data.items() if self.processor.early(n)}
+        self.processor.prepare(early)
+        self.processor.plan()
+        prep = self.processor.prep
+        self.docs = prep.validators.docs if prep.validators is not None else {}
+        self.ids = prep.schemas
+        cut = len(self.prefix)
+        self.records = report.records.within(report.content_root)
+        self.listed = {
+            f.path[cut:] for f in report.files if f.listed and f.path.startswith(self.prefix)
+        }
+        self.unread = unread_reasons(
+            report.files, self.prefix, self.records, is_record, options.records_dir
+        )
+        self.spec = options.assertions
+        self.spec_present = self.spec in self.records or any(
+            f.path == self.prefix + self.spec for f in report.files
+        )
+        self.catalogues = [d for d in options.documents if d != self.spec]
+        self.before, self.before_catalogue = self._consistency(self.records)
+
+    def _consistency(self, records: Records) -> tuple[list[AssertionResult], list[Finding]]:
+        _, results = check_consistency(
+            records, self.listed, self.spec, self.spec_present, self.unread
+        )
+        ids = {a.id for a in results} if records.document(self.spec) else None
+        found: list[Finding] = []
+        for catalogue in self.catalogues:
+            found.extend(check_catalogue(records, catalogue, ids, self.unread))
+        return results, found
+
+    def wants(self, inner: str) -> Any:
+        return self.processor.plan().wants(inner)
+
+    def run(self, target: _Target) -> Mutant | None:
+        """One mutant, or ``None`` when the time budget had passed before it started."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return None
+        inner = target.path[len(self.prefix) :]
+        prep = self.processor.prep
+        wants = self.wants(inner)
+        original_result, document = process_record(
+            prep, inner, self.data[target.path], wants, keep=True
+        )
+        try:
+            value = resolve_pointer(document, target.pointer)
+        except EvalError as exc:  # the report came from another read of the archive
+            return self._skip(target, None, f"the value is not there to change ({exc})")
+        why = unmutable(value)
+        if why is not None:
+            return self._skip(target, value, why)
+        schema = self.ids.get(document.get("$schema")) if isinstance(document, dict) else None
+        rules = governing(self.docs, self.ids, schema or "", document, target.pointer)
+        tried: list[str] = []
+        for candidate in candidates(value, rules.enum_members(value)):
+            try:
+                data = (dumps(_set(document, target.pointer, candidate), indent=2) + "\n").encode()
+            except (TypeError, ValueError):
+                continue
+            result, _ = process_record(prep, inner, data, wants)
+            if not result.parsed or result.findings:
+                tried.append(shown(candidate))
+                continue
+            if self.scratch is not None:
+                by = self.scratch.judge(target.path, data)
+            else:
+                after, catalogue = self._consistency(
+                    self.records.replaced(inner, result.extracted)
+                )
+                by = killed_by(
+                    self.before,
+                    after,
+                    [*result.transcript, *catalogue],
+                    [*original_result.transcript, *self.before_catalogue],
+                )
+            outcome = MutantOutcome.KILLED if by else MutantOutcome.SURVIVED
+            return Mutant(
+                target.path, target.pointer, outcome, value, candidate, rules.describe(), by
+            )
+        listed = ", ".join(tried) if tried else "none of its type"
+        reason = (
+            f"no schema-valid alternative: the schema refused {listed} "
+            f"({rules.describe()})"
+        )
+        return self._skip(target, value, reason)
+
+    @staticmethod
+    def _skip(target: _Target, value: Any, why: str) -> Mutant:
+        return Mutant(target.path, target.pointer, MutantOutcome.SKIPPED, value, rule=why)
+
+
+_ENGINE: _Engine | None = None  # the engine of the running mutate(), inherited by forked workers
+
+
+def _batch(indexes: list[tuple[int, _Target]]) -> list[tuple[int, Mutant | None]]:
+    assert _ENGINE is not None
+    return [(i, _ENGINE.run(target)) for i, target in indexes]
+
+
+def _read(location: str | os.PathLike[str], options: Options, names: list[str]) -> dict[str, bytes]:
+    """The bytes of ``names`` in the source, read once (never written)."""
+    try:
+        source = open_source(
+            location,
+            rev=options.rev,
+            limits=options.limits,
+            manifest=options.manifest,
+            bag=False if options.manifest or options.base else None,
+        )
+    except SourceError as exc:
+        raise UsageError(str(exc)) from None
+    out: dict[str, bytes] = {}
+    with source:
+        for name in names:
+            try:
+                with source.open(name) as stream:
+                    out[name] = stream.read()
+            except OSError:
+                continue  # a file check could not read either: not mutated, said below
+    return out
+
+
+def select(count: int, max_mutants: int | None, seed: int) -> list[int]:
+    """The indexes of the covered leaves to mutate: all, or ``max_mutants`` of them picked
+    by ``random.Random(seed)``, in leaf order."""
+    if max_mutants is None or max_mutants >= count:
+        return list(range(count))
+    return sorted(random.Random(seed).sample(range(count), max_mutants))
+
+
+def mutate(
+    location: str | os.PathLike[str],
+    options: Options | None,
+    report: CoverageReport,
+    *,
+    checked: Run | None = None,
+    seed: int = 0,
+    max_mutants: int | None = None,
+    time_budget: float | None = None,
+    workers: int | None = None,
+    full: bool = False,
+) -> None:
+    """Mutate every covered leaf of ``report`` (within the bounds), fill ``report.mutation``
+    and add the findings. ``checked``: the audit run ``report`` was measured on (run again
+    if not given). Raises :class:`UsageError` if the archive cannot be read at all."""
+    from verifier.coverage import audit_options, audit_run
+
+    options = options or Options()
+    checked = checked or audit_run(location, options)
+    run_options = audit_options(options)
+    count = options.worker_count() if workers is None else max(1, workers)
+    targets = [
+        _Target(f.path, leaf.pointer)
+        for f in report.files
+        for leaf in f.leaves
+        if leaf.status is LeafStatus.COVERED
+    ]
+    chosen = select(len(targets), max_mutants, seed)
+    mutation = Mutation(seed, max_mutants, time_budget, workers=count)
+    mutation.not_run = len(targets) - len(chosen)
+    report.mutation = mutation
+    prefix = checked.report.content_root + "/" if checked.report.content_root else ""
+    wanted = {targets[i].path for i in chosen}
+    early = [
+        f.path
+        for f in checked.report.files
+        if f.listed
+        and f.path.startswith(prefix)
+        and (
+            is_schema_path(f.path[len(prefix) :], options.schemas_dir)
+            or f.path[len(prefix) :] in {options.assertions, *options.documents}
+        )
+    ]
+    names = sorted({*early, *wanted})
+    deadline = None if time_budget is None else time.monotonic() + time_budget
+    scratch = Scratch.make(location, options, run_options, checked) if full and chosen else None
+    global _ENGINE
+    done: dict[int, Mutant | None] = {}
+    try:
+        data = scratch.data if scratch is not None else _read(location, options, names)
+        runnable = [(i, targets[i]) for i in chosen if targets[i].path in data]
+        for i in chosen:
+            if targets[i].path not in data:
+                why = "the record could not be read again from the source"
+                done[i] = _Engine._skip(targets[i], None, why)
+        _ENGINE = _Engine(checked, run_options, data, scratch, deadline)
+        done.update(_spread(runnable, count))
+    finally:
+        _ENGINE = None
+        if scratch is not None:
+            scratch.remove()
+    mutation.mutants = [m for i in chosen if (m := done.get(i)) is not None]
+    mutation.not_run += sum(1 for i in chosen if done.get(i) is None)
+    report.findings.extend(_findings(mutation, checked.report))
+
+
+def _spread(
+    runnable: list[tuple[int, _Target]], workers: int
+) -> list[tuple[int, Mutant | None]]:
+    can_fork = "fork" in multiprocessing.get_all_start_methods()
+    if workers < 2 or not can_fork or len(runnable) < 2:
+        return _batch(runnable)
+    with Workers(_batch, workers) as pool:
+        return pool.map(runnable, weight=lambda _: BATCH_WEIGHT)
+
+
+def _findings(mutation: Mutation, checked: Report) -> list[Finding]:
+    out: list[Finding] = []
+    for m in mutation.mutants:
+        if m.outcome is MutantOutcome.SURVIVED:
+            out.append(
+                Finding(
+                    "coverage.survived",
+                    m.path,
+                    f"Changed from {shown(m.original)} to {shown(m.tried)}, which the schema "
+                    f"allows ({m.rule}), and check still passes: nothing compares this value "
+                    "closely enough to notice; assert it exactly.",
+                    m.pointer,
+                )
+            )
+        elif m.outcome is MutantOutcome.SKIPPED:
+            out.append(Finding("coverage.not-mutated", m.path, f"Not mutated: {m.rule}.", m.pointer))
+    if mutation.not_run:
+        bounds = []
+        if mutation.max_mutants is not None:
+            bounds.append(f"--max-mutants {mutation.max_mutants}")
+        if mutation.time_budget is not None:
+            bounds.append(f"--time-budget {mutation.time_budget:g}")
+        out.append(
+            Finding(
+                "coverage.mutation-incomplete",
+                checked.manifest,
+                f"{mutation.not_run} covered value(s) were not mutated within "
+                f"{' and '.join(bounds) or 'the bounds'}: the mutation score is of the "
+                f"{len(mutation.mutants)} tried; raise the bounds to try them all.",
+            )
+        )
+    return out
+
+
+__all__ = ["killed_by", "mutate", "select"]
