@@ -24,7 +24,7 @@ def _last_changed(text: str) -> list[str]:
         out.append(head + chr((ord(last) - 97 + 1) % 26 + 97))
     elif "A" <= last <= "Z":
         out.append(head + chr((ord(last) - 65 + 1) % 26 + 65))
-    else:  # a timestamp's "Z", a version's suffix: its last digit changed too
+    if not "0" <= last <= "9":  # a timestamp's "Z": change its last digit too
         digit = max((i for i, c in enumerate(head) if "0" <= c <= "9"), default=None)
         if digit is not None:
             bumped = chr((ord(head[digit]) - 48 + 1) % 10 + 48)
