@@ -84,6 +84,21 @@ def parse_count(text: str, name: str, low: int, high: int) -> int:
     return value
 
 
+def parse_seconds(text: str, name: str, high: float) -> float:
+    """A duration in seconds: digits, optionally a fraction (``30``, ``0.5``), over 0 and at
+    most ``high``; no sign, no exponent, never NaN or an infinity."""
+    match = _DECIMAL.fullmatch(text)
+    if match is None:
+        raise UsageError(f"{name} {_show(text)}: not a number of seconds (use e.g. 60 or 0.5)")
+    number = match.group(1).lstrip("0") or "0"
+    if number.startswith("."):
+        number = "0" + number
+    value = float(number) if len(number) <= 2 * _LONGEST else high + 1
+    if not 0 < value <= high:
+        raise UsageError(f"{name} {_show(text)}: must be over 0 and at most {high:g} seconds")
+    return value
+
+
 def source_date_epoch(text: str) -> int | None:
     """``SOURCE_DATE_EPOCH`` as the reproducible-builds specification writes it (ASCII
     digits, seconds since 1970), up to the end of year 9999; ``None`` when unset or empty."""
@@ -98,6 +113,7 @@ __all__ = [
     "MAX_JOBS",
     "MAX_RATIO",
     "parse_count",
+    "parse_seconds",
     "parse_percent",
     "parse_ratio",
     "parse_size",

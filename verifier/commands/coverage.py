@@ -41,6 +41,7 @@ from verifier.commands.sourceopts import (
 )
 
 if TYPE_CHECKING:
+    from verifier.coverage import MutationOptions
     from verifier.coverage.report import CoverageReport
 
 
@@ -84,6 +85,101 @@ FailUnderOpt = Annotated[
 ]
 
 
+MutateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--mutate",
+        help="Mutation testing of the spec: change each covered value to another value its "
+        "schema accepts, check a copy, and report every change nothing noticed (a survivor: "
+        "exit 1). The source is never written.",
+    ),
+]
+MaxMutantsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-mutants",
+        metavar="N",
+        help="With --mutate: try at most N covered values, picked by --seed (default: all).",
+    ),
+]
+TimeBudgetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--time-budget",
+        metavar="SECONDS",
+        help="With --mutate: start no mutant after SECONDS; the untried are reported.",
+    ),
+]
+SeedOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--seed",
+        metavar="N",
+        help="With --mutate: the seed that picks values under --max-mutants (default 0).",
+    ),
+]
+FullOpt = Annotated[
+    bool,
+    typer.Option(
+        "--full",
+        help="With --mutate: judge each mutant by the whole check on a scratch copy (the "
+        "reference; slower) instead of re-running only what the changed record can change.",
+    ),
+]
+JobsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Worker processes, 1 to 1024 (default: one per available core).",
+    ),
+]
+MAX_SEED = (1 << 63) - 1
+MAX_MUTANTS = 1_000_000_000
+MAX_BUDGET = 1_000_000.0  # seconds: over eleven days
+
+
+def mutation_options(
+    mutate: bool,
+    max_mutants: str | None,
+    time_budget: str | None,
+    seed: str | None,
+    full: bool,
+    workers: int | None,
+) -> MutationOptions | None:
+    """The --mutate options, strictly parsed (a bad value is a UsageError: exit 2)."""
+    from verifier.coverage import MutationOptions
+    from verifier.errors import UsageError
+    from verifier.options import parse_count, parse_seconds
+
+    if not mutate:
+        given = [
+            name
+            for name, value in (
+                ("--max-mutants", max_mutants),
+                ("--time-budget", time_budget),
+                ("--seed", seed),
+                ("--full", full or None),
+            )
+            if value is not None
+        ]
+        if given:
+            raise UsageError(f"{given[0]} is an option of --mutate; add --mutate")
+        return None
+    return MutationOptions(
+        seed=0 if seed is None else parse_count(seed, "--seed", 0, MAX_SEED),
+        max_mutants=None
+        if max_mutants is None
+        else parse_count(max_mutants, "--max-mutants", 1, MAX_MUTANTS),
+        time_budget=None
+        if time_budget is None
+        else parse_seconds(time_budget, "--time-budget", MAX_BUDGET),
+        workers=workers,
+        full=full,
+    )
+
+
 def emit(
     report: CoverageReport,
     pairs: list[tuple[str, Path | None]],
@@ -122,12 +218,22 @@ def coverage(
     base: BaseOpt = None,
     max_bytes: MaxBytesOpt = None,
     max_ratio: MaxRatioOpt = None,
+    mutate: MutateOpt = False,
+    max_mutants: MaxMutantsOpt = None,
+    time_budget: TimeBudgetOpt = None,
+    seed: SeedOpt = None,
+    full: FullOpt = False,
+    jobs: JobsOpt = None,
 ) -> int:
     """Show which recorded values the assertion spec and the case catalogue compare.
 
     Every leaf value of every record is covered (an assertion or a catalogue cell compares
     it or a whole subtree holding it), excused (provenance, $schema, or the spec's
     'unasserted' list, with its reason) or uncovered (it can change and check still passes).
+
+    With --mutate, each covered value is changed to another value its schema accepts and
+    the check re-run on a copy: killed (something noticed), survived (nothing did: a
+    finding) or skipped (no schema-valid alternative, with the reason).
 
     Example: verify-evidence coverage . --fail-under 90 --format markdown -o coverage.md
     """
@@ -141,14 +247,19 @@ def coverage(
     pairs = plan(given, (f.value for f in CoverageFormat), default=CoverageFormat.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
     under = None if fail_under is None else parse_percent(fail_under)
+    from verifier.options import MAX_JOBS, parse_count
+
+    workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
+    mutation = mutation_options(mutate, max_mutants, time_budget, seed, full, workers)
     with progress_bar(enabled=not quiet) as progress:
         options = Options(
             manifest=optional_path(manifest),
             scope=optional_tuple(scope),
             progress=progress,
+            workers=workers,
             **more,
         )
-        report = audit(location, options, under)
+        report = audit(location, options, under, mutation)
     emit(report, pairs, quiet, no_color)
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
 

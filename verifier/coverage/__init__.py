@@ -8,7 +8,7 @@ each record an assertion or a catalogue cell compares (:mod:`verifier.coverage.m
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from verifier.coverage.measure import measure
 from verifier.coverage.report import CoverageReport, LeafStatus, MutantOutcome
@@ -25,16 +25,31 @@ def audit_run(location: str | os.PathLike[str], options: Options | None = None) 
     return run(location, audit_options(options or Options()))
 
 
+@dataclass(frozen=True, slots=True)
+class MutationOptions:
+    """How ``--mutate`` runs (:func:`verifier.coverage.mutate.mutate`): the seed that picks
+    leaves under ``max_mutants``, the time budget in seconds, the worker processes (``None``:
+    one per available core) and ``full``: the whole check on a scratch copy per mutant."""
+
+    seed: int = 0
+    max_mutants: int | None = None
+    time_budget: float | None = None
+    workers: int | None = None
+    full: bool = False
+
+
 def audit(
     location: str | os.PathLike[str] = ".",
     options: Options | None = None,
     fail_under: float | None = None,
+    mutation: MutationOptions | None = None,
 ) -> CoverageReport:
-    """The coverage of the archive at ``location``'s assertion spec and catalogue. Raises
-    :class:`verifier.errors.UsageError` if the check cannot run at all."""
+    """The coverage of the archive at ``location``'s assertion spec and catalogue, and with
+    ``mutation`` its mutants. Raises :class:`verifier.errors.UsageError` if the check cannot
+    run at all."""
     options = options or Options()
     checked = audit_run(location, options)
-    return measure(
+    report = measure(
         checked.report,
         os.fspath(location),
         options.assertions,
@@ -43,6 +58,29 @@ def audit(
         options.documents,
         fail_under,
     )
+    if mutation is not None:
+        from verifier.coverage.mutate import mutate
+
+        mutate(
+            location,
+            replace(options, progress=None),
+            report,
+            checked=checked,
+            seed=mutation.seed,
+            max_mutants=mutation.max_mutants,
+            time_budget=mutation.time_budget,
+            workers=mutation.workers,
+            full=mutation.full,
+        )
+    return report
 
 
-__all__ = ["CoverageReport", "LeafStatus", "MutantOutcome", "audit", "audit_options", "audit_run"]
+__all__ = [
+    "CoverageReport",
+    "LeafStatus",
+    "MutantOutcome",
+    "MutationOptions",
+    "audit",
+    "audit_options",
+    "audit_run",
+]

@@ -20,6 +20,7 @@ from urllib.parse import urldefrag
 from verifier.assertions.interface import plain
 from verifier.coverage.measure import type_of
 from verifier.jsonparse import escape_token
+from verifier.jsonwrite import dumps
 from verifier.pointer import EvalError, resolve_pointer
 from verifier.schema_walk import join
 
@@ -71,13 +72,20 @@ class Governing:
         return out
 
     def describe(self) -> str:
-        parts = [f"{at.label}: {_constraints(at.node)}" for at in self.nodes]
+        parts = [f"{at.label}: {_constraints(at.node)}" for at in self.nodes if _rules(at.node)]
+        if not parts and self.nodes:
+            parts = [f"{self.nodes[-1].label}: {_constraints(self.nodes[-1].node)}"]
         if not parts:
             parts = [f"no subschema of {self.schema} constrains this place"]
         text = "; ".join(parts)
         if self.gaps:
             text += "; the walk could not tell: " + "; ".join(self.gaps)
         return text
+
+
+def _rules(node: dict[str, Any]) -> bool:
+    """Whether ``node`` itself constrains a value (not only refers on, or describes)."""
+    return any(k in node for k in ("type", "enum", "pattern", *_SHOWN))
 
 
 def _constraints(node: dict[str, Any]) -> str:
@@ -92,10 +100,10 @@ def _constraints(node: dict[str, Any]) -> str:
         said.append(f"enum of {len(members)}")
     pattern = node.get("pattern")
     if isinstance(pattern, str):
-        said.append(f"pattern {plain(repr(pattern), 60)}")
+        said.append(f"pattern {plain(dumps(pattern), 60)}")
     for key in _SHOWN:
         if key in node:
-            said.append(f"{key} {plain(repr(node[key]), 40)}")
+            said.append(f"{key} {plain(dumps(node[key]), 40)}")
     if not any(k in node for k in ("enum", "const", "pattern")):
         said.append("no enum/const/pattern")
     return ", ".join(said)
@@ -180,7 +188,8 @@ class _Walker:
                 prefix = node.get("prefixItems")
                 prefix = prefix if isinstance(prefix, list) else []
                 if index < len(prefix) and isinstance(prefix[index], dict):
-                    out.append(_At(at.doc, f"{at.pointer}/prefixItems/{index}", at.base, prefix[index]))
+                    at_ptr = f"{at.pointer}/prefixItems/{index}"
+                    out.append(_At(at.doc, at_ptr, at.base, prefix[index]))
                 elif index >= len(prefix) and isinstance(node.get("items"), dict):
                     out.append(_At(at.doc, f"{at.pointer}/items", at.base, node["items"]))
         return out
