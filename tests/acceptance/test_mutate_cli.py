@@ -1,0 +1,89 @@
+"""``verify-evidence coverage --mutate`` through the real CLI: JSON valid against
+schemas/coverage.schema.json, the exit code follows the survivors, the same bytes whatever
+the hash seed and the worker count, the source (a folder or a zip) never written and the
+scratch copy removed (the hostile harness watches both and an empty TMPDIR), and bad
+values of the mutation options exit 2 with one line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance.test_coverage_cli import cli, codes, one_line_usage_error, report_of
+from tests.archives import zip_tree
+from tests.conftest import REPO, copy_bundled
+from tests.hostile.harness import assert_safe, run_cli
+
+
+def test_mutate_reports_mutants_and_exits_on_survivors(archive: Path) -> None:
+    proc = cli(".", "--mutate", "--max-mutants", "25", "-f", "json", cwd=archive)
+    data = report_of(proc)
+    mutation = data["mutation"]
+    assert mutation is not None and len(mutation["mutants"]) == 25
+    assert mutation["notRun"] > 0 and "coverage.mutation-incomplete" in codes(data)
+    survived = [m for m in mutation["mutants"] if m["outcome"] == "survived"]
+    assert proc.returncode == (1 if survived else 0), proc.stderr
+    assert ("coverage.survived" in codes(data)) == bool(survived)
+    for m in mutation["mutants"]:
+        if m["outcome"] != "skipped":
+            assert m["tried"] != m["original"] and m["rule"]
+
+
+def test_same_bytes_across_hash_seeds_and_worker_counts(archive: Path) -> None:
+    outputs = set()
+    for hash_seed, jobs in (("0", "1"), ("4242", "2"), ("7", "2")):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIER_")}
+        env["PYTHONHASHSEED"] = hash_seed
+        proc = cli(
+            ".", "--mutate", "--max-mutants", "40", "--seed", "9", "-j", jobs, "-f", "json",
+            cwd=archive,
+            env=env,
+        )
+        assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1 and outputs.pop()
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_the_folder_source_is_never_written(tmp_path: Path, full: bool) -> None:
+    root = copy_bundled(tmp_path / "a")
+    args = ["coverage", str(root), "--mutate", "--max-mutants", "6", "-j", "2", "-f", "json"]
+    run = run_cli([*args, *(["--full"] if full else [])], watch=[root])
+    assert_safe(run, rc=(0, 1), json_report=False)
+    assert len(run.report()["mutation"]["mutants"]) == 6
+
+
+def test_a_zip_source_is_mutated_and_never_written(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    (tmp_path / "zipped").mkdir()
+    packed = zip_tree(root, tmp_path / "zipped" / "a.zip")
+    args = ["coverage", str(packed), "--mutate", "--max-mutants", "6", "--full", "-f", "json"]
+    run = run_cli(args, watch=[packed.parent])
+    assert_safe(run, rc=(0, 1), json_report=False)
+    folder = run_cli([*args[:1], str(root), *args[2:]], watch=[root])
+    assert_safe(folder, rc=(0, 1), json_report=False)
+    assert run.report()["mutation"] == folder.report()["mutation"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--mutate", "--max-mutants", "0"],
+        ["--mutate", "--max-mutants", "many"],
+        ["--mutate", "--max-mutants", "-3"],
+        ["--mutate", "--time-budget", "0"],
+        ["--mutate", "--time-budget", "nan"],
+        ["--mutate", "--time-budget", "1e3"],
+        ["--mutate", "--seed", "-1"],
+        ["--mutate", "--seed", "1" * 40],
+        ["--mutate", "-j", "0"],
+        ["--mutate", "--jobs", "two"],
+        ["--max-mutants", "5"],  # a mutation option without --mutate
+        ["--full"],
+    ],
+)
+def test_bad_mutation_options_are_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
+    one_line_usage_error(cli(str(REPO), *args, cwd=tmp_path))
+    assert list(tmp_path.iterdir()) == []
