@@ -113,9 +113,9 @@ __all__ = [
     "MAX_JOBS",
     "MAX_RATIO",
     "parse_count",
-    "parse_seconds",
     "parse_percent",
     "parse_ratio",
+    "parse_seconds",
     "parse_size",
     "source_date_epoch",
 ]

@@ -37,7 +37,16 @@ def test_same_bytes_across_hash_seeds_and_worker_counts(archive: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIER_")}
         env["PYTHONHASHSEED"] = hash_seed
         proc = cli(
-            ".", "--mutate", "--max-mutants", "40", "--seed", "9", "-j", jobs, "-f", "json",
+            ".",
+            "--mutate",
+            "--max-mutants",
+            "40",
+            "--seed",
+            "9",
+            "-j",
+            jobs,
+            "-f",
+            "json",
             cwd=archive,
             env=env,
         )

@@ -123,7 +123,9 @@ def test_survivors_and_skips_are_findings(bundled: CoverageReport) -> None:
     survived = {(f.path, f.pointer) for f in bundled.findings if f.code == "coverage.survived"}
     assert survived == survivors(bundled)
     skipped = {(f.path, f.pointer) for f in bundled.findings if f.code == "coverage.not-mutated"}
-    assert skipped == {k for k, m in by_place(bundled).items() if m.outcome is MutantOutcome.SKIPPED}
+    assert skipped == {
+        k for k, m in by_place(bundled).items() if m.outcome is MutantOutcome.SKIPPED
+    }
     for f in bundled.findings:
         if f.code == "coverage.survived":
             m = by_place(bundled)[(f.path, f.pointer or "")]
@@ -228,7 +230,10 @@ def test_a_value_only_a_catalogue_cell_shows_survives(
     shown = mutated(root)
     assert shown.check_findings == 0
     leaf = next(
-        leaf for f in shown.files if f.path == place[0] for leaf in f.leaves
+        leaf
+        for f in shown.files
+        if f.path == place[0]
+        for leaf in f.leaves
         if leaf.pointer == place[1]
     )
     assert leaf.status is LeafStatus.COVERED and not leaf.asserted

@@ -173,7 +173,8 @@ class _Engine:
         why = unmutable(value)
         if why is not None:
             return self._skip(target, value, why)
-        schema = self.ids.get(document.get("$schema")) if isinstance(document, dict) else None
+        name = document.get("$schema") if isinstance(document, dict) else None
+        schema = self.ids.get(name) if isinstance(name, str) else None
         rules = governing(self.docs, self.ids, schema or "", document, target.pointer)
         tried: list[str] = []
         for candidate in candidates(value, rules.enum_members(value)):
@@ -188,9 +189,7 @@ class _Engine:
             if self.scratch is not None:
                 by = self.scratch.judge(target.path, data)
             else:
-                after, catalogue = self._consistency(
-                    self.records.replaced(inner, result.extracted)
-                )
+                after, catalogue = self._consistency(self.records.replaced(inner, result.extracted))
                 by = killed_by(
                     self.before,
                     after,
@@ -202,10 +201,7 @@ class _Engine:
                 target.path, target.pointer, outcome, value, candidate, rules.describe(), by
             )
         listed = ", ".join(tried) if tried else "none of its type"
-        reason = (
-            f"no schema-valid alternative: the schema refused {listed} "
-            f"({rules.describe()})"
-        )
+        reason = f"no schema-valid alternative: the schema refused {listed} ({rules.describe()})"
         return self._skip(target, value, reason)
 
     @staticmethod
@@ -318,9 +314,7 @@ def mutate(
     report.findings.extend(_findings(mutation, checked.report))
 
 
-def _spread(
-    runnable: list[tuple[int, _Target]], workers: int
-) -> list[tuple[int, Mutant | None]]:
+def _spread(runnable: list[tuple[int, _Target]], workers: int) -> list[tuple[int, Mutant | None]]:
     can_fork = "fork" in multiprocessing.get_all_start_methods()
     if workers < 2 or not can_fork or len(runnable) < 2:
         return _batch(runnable)
@@ -343,7 +337,9 @@ def _findings(mutation: Mutation, checked: Report) -> list[Finding]:
                 )
             )
         elif m.outcome is MutantOutcome.SKIPPED:
-            out.append(Finding("coverage.not-mutated", m.path, f"Not mutated: {m.rule}.", m.pointer))
+            out.append(
+                Finding("coverage.not-mutated", m.path, f"Not mutated: {m.rule}.", m.pointer)
+            )
     if mutation.not_run:
         bounds = []
         if mutation.max_mutants is not None:
