@@ -199,7 +199,23 @@ def bag_of(root: Path, cache: Path) -> Path | None:
     return bag
 
 
-def commands(root: Path, cache: Path, blobs: bool) -> list[Command]:
+def coverage_commands(root: Path) -> list[Command]:
+    """``verify-evidence coverage`` (one check, every leaf classified) and ``--mutate`` over
+    200 covered values picked by seed 0 (each mutant's record re-validated and the spec and
+    catalogue re-judged: the default fast judge)."""
+    coverage = [sys.executable, "-m", "verifier", "coverage", str(root), "--quiet"]
+    return [
+        Command("verify-evidence coverage", coverage, root, "coverage of the spec"),
+        Command(
+            "verify-evidence coverage --mutate --max-mutants 200",
+            [*coverage, "--mutate", "--max-mutants", "200"],
+            root,
+            "coverage, 200 mutants",
+        ),
+    ]
+
+
+def commands(root: Path, cache: Path, blobs: bool, coverage: bool = False) -> list[Command]:
     verifier = [sys.executable, "-m", "verifier", "check", str(root), "--quiet"]
     out = [
         Command(
@@ -249,6 +265,8 @@ def commands(root: Path, cache: Path, blobs: bool) -> list[Command]:
             ),
         ]
     out.append(Command("verify-evidence check", verifier, root, "all three stages"))
+    if coverage and not blobs:
+        out += coverage_commands(root)
     return out
 
 
@@ -305,6 +323,16 @@ def main() -> None:
     parser.add_argument("--blobs", action="store_true", help="also 4 x 256 MB blobs")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/verifier-bench"))
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="also time verify-evidence coverage, and coverage --mutate --max-mutants 200",
+    )
+    parser.add_argument(
+        "--only-coverage",
+        action="store_true",
+        help="time only verify-evidence check and the coverage commands",
+    )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     print(
@@ -316,7 +344,13 @@ def main() -> None:
         plans.append(("4 x 256 MB blobs", archive(args.cache, 0, 4), True))
     growth: list[tuple[int, Command]] = []
     for (label, root, blobs), size in zip(plans, [*args.sizes, 0], strict=False):
-        cmds = commands(root, args.cache, blobs)
+        cmds = commands(root, args.cache, blobs, args.coverage or args.only_coverage)
+        if args.only_coverage:
+            cmds = [
+                c
+                for c in cmds
+                if c.name == "verify-evidence check" or c.name.startswith("verify-evidence cov")
+            ]
         for _ in range(args.rounds):
             for command in cmds:
                 warm(command.reads or command.cwd)

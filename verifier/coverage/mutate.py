@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.assertions import KINDS
 from verifier.assertions.interface import plain
 from verifier.consistency import check_catalogue, check_consistency, unread_reasons
 from verifier.coverage.candidates import candidates, unmutable
@@ -47,7 +48,7 @@ from verifier.jsonwrite import dumps
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report
 from verifier.parallel import BATCH_WEIGHT, Workers
 from verifier.pipeline import Options, RecordProcessor, Run
-from verifier.pointer import EvalError, resolve_pointer
+from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.records import Records
 from verifier.sources import SourceError, open_source
 from verifier.validity import is_schema_path, process_record
@@ -141,13 +142,51 @@ class _Engine:
             f.path == self.prefix + self.spec for f in report.files
         )
         self.catalogues = [d for d in options.documents if d != self.spec]
-        self.before, self.before_catalogue = self._consistency(self.records)
-
-    def _consistency(self, records: Records) -> tuple[list[AssertionResult], list[Finding]]:
-        _, results = check_consistency(
-            records, self.listed, self.spec, self.spec_present, self.unread
+        self._index_readers(self.records.document(self.spec))
+        self.before, self.before_catalogue = self._consistency(self.records, None)
+        self.assertion_ids = (
+            {a.id for a in self.before} if self.records.document(self.spec) else None
         )
-        ids = {a.id for a in results} if records.document(self.spec) else None
+
+    def _index_readers(self, spec: Any) -> None:
+        """Which assertions (by index in the spec) declare a read of which files: only they
+        can see a change to one record (any other read is an internal error, whatever the
+        record holds)."""
+        self.exact: dict[str, list[int]] = {}
+        self.globs: list[tuple[Glob, int]] = []
+        self.unknown: list[int] = []  # what they read cannot be said: re-judged every time
+        items = spec.get("assertions") if isinstance(spec, dict) else None
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            name = item.get("kind") if isinstance(item, dict) else None
+            kind = KINDS.get(name) if isinstance(name, str) else None
+            try:
+                needs = list(kind.needs(item)) if kind is not None else []
+            except Exception:  # a kind's bug: check reports it; it is re-judged every time
+                self.unknown.append(index)
+                continue
+            for need in needs:
+                if need.glob:
+                    self.globs.append((Glob(need.file), index))
+                else:
+                    self.exact.setdefault(need.file, []).append(index)
+
+    def readers(self, path: str) -> list[int]:
+        """The indexes of the assertions that may read the record at ``path``."""
+        found = {*self.exact.get(path, ()), *self.unknown}
+        found.update(index for glob, index in self.globs if glob.match(path))
+        return sorted(found)
+
+    def _consistency(
+        self, records: Records, only: list[int] | None
+    ) -> tuple[list[AssertionResult], list[Finding]]:
+        """The assertions' results (all, or those at ``only``) and the catalogue's findings."""
+        _, results = check_consistency(
+            records, self.listed, self.spec, self.spec_present, self.unread, only
+        )
+        if only is None:
+            ids = {a.id for a in results} if records.document(self.spec) else None
+        else:
+            ids = self.assertion_ids
         found: list[Finding] = []
         for catalogue in self.catalogues:
             found.extend(check_catalogue(records, catalogue, ids, self.unread))
@@ -189,9 +228,11 @@ class _Engine:
             if self.scratch is not None:
                 by = self.scratch.judge(target.path, data)
             else:
-                after, catalogue = self._consistency(self.records.replaced(inner, result.extracted))
+                only = self.readers(inner)
+                changed = self.records.replaced(inner, result.extracted)
+                after, catalogue = self._consistency(changed, only)
                 by = killed_by(
-                    self.before,
+                    [self.before[i] for i in only],
                     after,
                     [*result.transcript, *catalogue],
                     [*original_result.transcript, *self.before_catalogue],
