@@ -188,15 +188,23 @@ def check_consistency(
         return stage, results
 
     seen: set[str] = set()
-    for index, item in enumerate(assertions):
+    first: dict[str, int] = {}  # with ``only``: where each id is first used, for duplicates
+    if only is not None:
+        for index, item in enumerate(assertions):
+            given = item.get("id") if isinstance(item, dict) else None
+            first.setdefault(given if isinstance(given, str) else f"#{index}", index)
+    indexes = range(len(assertions)) if only is None else sorted(set(only))
+    for index in indexes:
+        if not 0 <= index < len(assertions):
+            continue
+        item = assertions[index]
         at = f"/assertions/{index}"
         ctx = Context(records, manifested, unread)
         if not isinstance(item, dict):
             item = {}
         aid = _text(item, "id", f"#{index}")
-        if only is not None and index not in only:
-            seen.add(aid)
-            continue
+        if only is not None and first[aid] < index:
+            seen.add(aid)  # used by an earlier assertion, evaluated or not
         kind_name = _text(item, "kind", "?")
         description = _text(item, "description", "")
         kind = KINDS.get(kind_name)

@@ -292,3 +292,27 @@ def test_a_spent_time_budget_stops_starting_mutants() -> None:
     assert spent.mutation.not_run > 0
     assert spent.mutation.not_run + len(spent.mutation.mutants) == total
     assert any(f.code == "coverage.mutation-incomplete" for f in spent.findings)
+
+
+def test_check_consistency_only_matches_the_whole_run() -> None:
+    """``only`` (the assertions that read a mutated record) gives each of those exactly its
+    result in the whole run, a duplicated id included."""
+    from verifier.consistency import check_consistency
+    from verifier.records import Records
+
+    def equals(aid: str, value: int) -> dict[str, Any]:
+        return {
+            "id": aid,
+            "kind": "equals",
+            "select": {"file": "r.json", "pointer": "/n"},
+            "value": value,
+        }
+
+    spec = {"assertions": [equals("a", 1), equals("b", 2), equals("a", 1), {"kind": "x"}]}
+    store = Records.of({"r.json": {"n": 1}})
+    store.add(SPEC, document=spec)
+    _, whole = check_consistency(store, {"r.json"}, SPEC, True)
+    assert [r.status.value for r in whole] == ["passed", "failed", "error", "error"]
+    for only in ([0], [2], [1, 3], [3, 0, 2], [], [7]):
+        _, some = check_consistency(store, {"r.json"}, SPEC, True, None, only)
+        assert some == [whole[i] for i in sorted(set(only)) if i < len(whole)], only
