@@ -137,6 +137,18 @@ def _evaluate(
     return _Verdict(outcome.status, outcome.message, outcome.code, path, pointer)
 
 
+def repeated_ids(assertions: list[Any]) -> set[int]:
+    """The indexes of the assertions whose id an earlier assertion already uses."""
+    seen: set[str] = set()
+    out: set[int] = set()
+    for index, item in enumerate(assertions):
+        aid = _text(item if isinstance(item, dict) else {}, "id", f"#{index}")
+        if aid in seen:
+            out.add(index)
+        seen.add(aid)
+    return out
+
+
 def check_consistency(
     records: Records,
     manifested: set[str],
@@ -144,12 +156,14 @@ def check_consistency(
     spec_present: bool,
     unread: Mapping[str, str] | None = None,
     only: Collection[int] | None = None,
+    repeated: Collection[int] | None = None,
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
     record (:func:`unread_reasons`). ``only``: evaluate just the assertions at these indexes
     of the spec (the results are theirs, in spec order; ``coverage --mutate`` re-judges only
-    the assertions that read a changed record)."""
+    the assertions that read a changed record; ``repeated``: :func:`repeated_ids` of the
+    spec's assertions, if already known)."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
@@ -188,11 +202,8 @@ def check_consistency(
         return stage, results
 
     seen: set[str] = set()
-    first: dict[str, int] = {}  # with ``only``: where each id is first used, for duplicates
-    if only is not None:
-        for index, item in enumerate(assertions):
-            given = item.get("id") if isinstance(item, dict) else None
-            first.setdefault(given if isinstance(given, str) else f"#{index}", index)
+    if only is not None and repeated is None:
+        repeated = repeated_ids(assertions)
     indexes = range(len(assertions)) if only is None else sorted(set(only))
     for index in indexes:
         if not 0 <= index < len(assertions):
@@ -203,7 +214,7 @@ def check_consistency(
         if not isinstance(item, dict):
             item = {}
         aid = _text(item, "id", f"#{index}")
-        if only is not None and first[aid] < index:
+        if repeated is not None and index in repeated:
             seen.add(aid)  # used by an earlier assertion, evaluated or not
         kind_name = _text(item, "kind", "?")
         description = _text(item, "description", "")

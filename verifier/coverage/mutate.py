@@ -38,7 +38,12 @@ from typing import Any
 
 from verifier.assertions import KINDS
 from verifier.assertions.interface import plain
-from verifier.consistency import check_catalogue, check_consistency, unread_reasons
+from verifier.consistency import (
+    check_catalogue,
+    check_consistency,
+    repeated_ids,
+    unread_reasons,
+)
 from verifier.coverage.candidates import candidates, unmutable
 from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
 from verifier.coverage.rules import governing
@@ -156,6 +161,7 @@ class _Engine:
         self.globs: list[tuple[Glob, int]] = []
         self.unknown: list[int] = []  # what they read cannot be said: re-judged every time
         items = spec.get("assertions") if isinstance(spec, dict) else None
+        self.repeated = repeated_ids(items) if isinstance(items, list) else set()
         for index, item in enumerate(items if isinstance(items, list) else ()):
             name = item.get("kind") if isinstance(item, dict) else None
             kind = KINDS.get(name) if isinstance(name, str) else None
@@ -181,7 +187,7 @@ class _Engine:
     ) -> tuple[list[AssertionResult], list[Finding]]:
         """The assertions' results (all, or those at ``only``) and the catalogue's findings."""
         _, results = check_consistency(
-            records, self.listed, self.spec, self.spec_present, self.unread, only
+            records, self.listed, self.spec, self.spec_present, self.unread, only, self.repeated
         )
         if only is None:
             ids = {a.id for a in results} if records.document(self.spec) else None
