@@ -96,3 +96,21 @@ def test_a_zip_source_is_mutated_and_never_written(tmp_path: Path) -> None:
 def test_bad_mutation_options_are_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
     one_line_usage_error(cli(str(REPO), *args, cwd=tmp_path))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_init_scaffold_is_mutated(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    target = tmp_path / "new"
+    made = subprocess.run(
+        [sys.executable, "-m", "verifier", "init", str(target)], capture_output=True, check=False
+    )
+    assert made.returncode == 0
+    proc = cli(str(target), "--mutate", "-f", "json")
+    data = report_of(proc)
+    mutation = data["mutation"]
+    assert mutation["counts"]["killed"] > 0 and mutation["notRun"] == 0
+    covered = data["counts"]["covered"]
+    assert len(mutation["mutants"]) == covered
+    assert proc.returncode == (1 if mutation["counts"]["survived"] else 0)
