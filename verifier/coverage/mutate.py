@@ -26,7 +26,6 @@ the report is the same whatever the worker count; ``max_mutants`` picks leaves w
 
 from __future__ import annotations
 
-import copy
 import multiprocessing
 import os
 import random
@@ -58,8 +57,6 @@ from verifier.records import Records
 from verifier.sources import SourceError, open_source
 from verifier.validity import is_schema_path, process_record
 
-Key = tuple[str, str | None]  # a finding's code and pointer (its path is the mutated file's)
-
 
 def killed_by(
     before: list[AssertionResult],
@@ -80,13 +77,20 @@ def killed_by(
     return (*dict.fromkeys(ids), *codes)
 
 
+def _shallow(node: Any) -> Any:
+    return dict(node) if isinstance(node, dict) else list(node)
+
+
 def _set(document: Any, pointer: str, value: Any) -> Any:
-    """A copy of ``document`` with ``value`` at ``pointer`` (which resolves)."""
-    out = copy.deepcopy(document)
+    """A copy of ``document`` with ``value`` at ``pointer`` (which resolves): only the
+    containers on the way down are copied (no recursion, whatever the nesting)."""
     tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    out = _shallow(document)
     node = out
     for token in tokens[:-1]:
-        node = node[token] if isinstance(node, dict) else node[int(token)]
+        key: Any = token if isinstance(node, dict) else int(token)
+        node[key] = _shallow(node[key])
+        node = node[key]
     last = tokens[-1]
     if isinstance(node, dict):
         node[last] = value
