@@ -31,7 +31,8 @@ def test_mutate_reports_mutants_and_exits_on_survivors(archive: Path) -> None:
             assert m["tried"] != m["original"] and m["rule"]
 
 
-def test_same_bytes_across_hash_seeds_and_worker_counts(archive: Path) -> None:
+@pytest.mark.parametrize("fmt", ["json", "text", "markdown"])
+def test_same_bytes_across_hash_seeds_and_worker_counts(archive: Path, fmt: str) -> None:
     outputs = set()
     for hash_seed, jobs in (("0", "1"), ("4242", "2"), ("7", "2")):
         env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIER_")}
@@ -46,7 +47,7 @@ def test_same_bytes_across_hash_seeds_and_worker_counts(archive: Path) -> None:
             "-j",
             jobs,
             "-f",
-            "json",
+            fmt,
             cwd=archive,
             env=env,
         )

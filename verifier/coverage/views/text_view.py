@@ -77,8 +77,7 @@ def _mutation(report: CoverageReport) -> list[str]:
     c = m.counts()
     lines = [
         f"mutation: score {s.percent(m.score())} ({c['killed']} killed, {c['survived']} "
-        f"survived, {c['skipped']} skipped, {m.not_run} not run; seed {m.seed}, "
-        f"{m.workers} worker(s))",
+        f"survived, {c['skipped']} skipped, {m.not_run} not run; seed {m.seed})",
     ]
     for path in sorted({x.path for x in m.mutants}):
         fc = m.counts(path)
