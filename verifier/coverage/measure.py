@@ -79,11 +79,12 @@ class _Covers:
     whole: dict[str, list[str]] = field(default_factory=dict)  # pointer -> who (labels)
     length: dict[str, list[str]] = field(default_factory=dict)
     asserted: set[str] = field(default_factory=set)  # pointers some assertion compares
+    asserted_length: set[str] = field(default_factory=set)  # arrays whose length one does
 
     def add(self, pointer: str, label: str, length: bool, assertion: bool) -> None:
         (self.length if length else self.whole).setdefault(pointer, []).append(label)
-        if assertion and not length:
-            self.asserted.add(pointer)
+        if assertion:
+            (self.asserted_length if length else self.asserted).add(pointer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,7 @@ class _Plan:
             {k: list(v) for k, v in covers.whole.items()},
             {k: list(v) for k, v in covers.length.items()},
             set(covers.asserted),
+            set(covers.asserted_length),
         )
         for glob, pointer, label, assertion in self.globs:
             if glob.match(path):
@@ -225,6 +227,7 @@ def _classify(
                 asserted = asserted or at in covers.asserted
         if isinstance(value, list) and pointer in covers.length:
             who.extend(covers.length[pointer])  # an empty array's length is all there is
+            asserted = asserted or pointer in covers.asserted_length
         if who:
             unique = tuple(dict.fromkeys(who))
             out.leaves.append(Leaf(pointer, LeafStatus.COVERED, kind, unique, asserted))
