@@ -71,3 +71,49 @@ def test_the_templates_shared_schemas_are_the_projects() -> None:
             "schemas/common.schema.json",
         }:
             assert (REPO / name).read_bytes() == data, f"{name} drifted from the project's copy"
+
+
+def test_coverage_of_a_fresh_scaffold_reports_what_its_spec_leaves_unread(tmp_path: Path) -> None:
+    """The scaffold passes check, its one ``unasserted`` example excuses the value it names,
+    every covered value is compared by an assertion, and what no assertion compares (the
+    transcript, which ``interrupted-tool-result`` pairs but does not compare as values) is
+    reported as uncovered: notes, not a failure."""
+    from verifier.coverage import LeafStatus, audit
+    from verifier.model import Severity
+
+    target = tmp_path / "a"
+    assert cli("init", str(target)).returncode == 0
+    report = audit(target)
+    assert report.check_findings == 0
+    assert not report.fails(Severity.WARNING)  # no unused excuse, nothing unread
+    assert [(e.pointer, e.matched) for e in report.excuses] == [("/messages/0/content", 1)]
+    leaves = [(f.path, leaf) for f in report.files for leaf in f.leaves]
+    assert {p for p, _ in leaves} == {
+        "evidence/example-run/run.json",
+        "evidence/example-run/readback.json",
+    }
+    covered = [leaf for _, leaf in leaves if leaf.status is LeafStatus.COVERED]
+    assert covered and all(leaf.asserted for leaf in covered)
+    uncovered = {leaf.pointer for _, leaf in leaves if leaf.status is LeafStatus.UNCOVERED}
+    assert "/messages/2/content" in uncovered  # the marker: only paired, not compared
+    assert all(p == "/runId" or p.startswith("/messages/") for p in uncovered)
+    assert {f.code for f in report.findings} == {"coverage.uncovered"}
+
+
+def test_a_scaffold_excuse_over_an_asserted_value_is_reported(tmp_path: Path) -> None:
+    from verifier.coverage import audit
+
+    target = tmp_path / "a"
+    cli("init", str(target))
+    path = target / "evidence/assertions.json"
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    spec["unasserted"][0]["pointer"] = "/status"  # run.status compares it: nothing to excuse
+    path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
+    assert cli("manifest", str(target), "--write").returncode == 0
+    report = audit(target)
+    assert report.check_findings == 0
+    found = [(f.code, f.pointer) for f in report.findings if f.code != "coverage.uncovered"]
+    assert found == [("coverage.unused-excuse", "/unasserted/0")]
+    assert ("coverage.uncovered", "/messages/0/content") in [
+        (f.code, f.pointer) for f in report.findings
+    ]
