@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, copy_bundled, rewrite_manifest
-from verifier.coverage import CoverageReport, LeafStatus, audit
+from verifier.coverage import CoverageReport, LeafStatus, MutationOptions, audit
 from verifier.coverage.measure import ancestors
+from verifier.coverage.report import MutantOutcome
 from verifier.pointer import Glob
 
 SPEC = "evidence/assertions.json"
@@ -22,6 +23,7 @@ DIAGNOSTIC = "evidence/e8-preflight/diagnostic.json"
 READBACK = "evidence/e3-hosted-readback/readback.json"
 STRIPE = "evidence/e7-stripe-readback/payment-intents.json"
 SHAPE = "evidence/e9-webhook-handler/stored-record-shape.json"
+HOSTED = "evidence/e2-hosted-original/runner-result.json"
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +179,27 @@ def test_an_unasserted_entry_over_asserted_values_is_an_unused_excuse(tmp_path: 
     report = with_spec(tmp_path, change)
     at = f"/unasserted/{len(spec_of(REPO)['unasserted'])}"
     assert [(f.code, f.pointer) for f in report.findings] == [("coverage.unused-excuse", at)]
+
+
+def placeholder_mutants(report: CoverageReport, path: str, pointer: str) -> list[MutantOutcome]:
+    assert report.mutation is not None
+    return [m.outcome for m in report.mutation.mutants if (m.path, m.pointer) == (path, pointer)]
+
+
+def test_a_placeholder_only_ordered_survives_as_no_finding_until_unlisted(tmp_path: Path) -> None:
+    """E2's acceptance time is a placeholder the order assertions relate but nothing pins:
+    its surviving mutant is skipped with the reason while provenance lists it, and becomes a
+    coverage.survived finding once the record no longer says it is a placeholder."""
+    options = MutationOptions(workers=1)
+    bundled = audit(REPO, mutation=options)
+    assert bundled.mutation is not None
+    assert bundled.mutation.counts()["survived"] == 0
+    assert placeholder_mutants(bundled, HOSTED, "/acceptance/recordedAt") == [MutantOutcome.SKIPPED]
+    root = copy_bundled(tmp_path / "archive")
+    edit(root, HOSTED, lambda d: d["provenance"]["placeholders"].remove("/acceptance/recordedAt"))
+    rewrite_manifest(root)
+    report = audit(root, mutation=options)
+    assert placeholder_mutants(report, HOSTED, "/acceptance/recordedAt") == [MutantOutcome.SURVIVED]
+    assert [(f.code, f.pointer) for f in report.findings if f.code == "coverage.survived"] == [
+        ("coverage.survived", "/acceptance/recordedAt")
+    ]

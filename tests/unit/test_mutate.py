@@ -211,15 +211,19 @@ def test_a_weakened_spec_has_a_survivor_at_that_assertions_pointer(
 def test_a_value_only_a_catalogue_cell_shows_survives(
     tmp_path: Path, bundled: CoverageReport
 ) -> None:
-    """The catalogue displays a value, it does not assert it: an uncovered integer given a
-    catalogue cell becomes covered, and its mutant survives."""
-    place = next(
-        (f.path, leaf.pointer)
-        for f in bundled.files
-        for leaf in f.leaves
-        if leaf.status is LeafStatus.UNCOVERED and leaf.type == "integer"
-    )
+    """The catalogue displays a value, it does not assert it: an integer whose one assertion
+    is removed and which is given a catalogue cell instead is covered, and its mutant
+    survives."""
+    place = ("evidence/e6-webhook-control/deliveries.json", "/deliveries/0/sequence")
     root = copy_bundled(tmp_path / "shown")
+    spec_path = root / "evidence/assertions.json"
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    before = len(spec["assertions"])
+    spec["assertions"] = [
+        a for a in spec["assertions"] if a.get("select") != {"file": place[0], "pointer": place[1]}
+    ]
+    assert len(spec["assertions"]) == before - 1  # e6.deliveries.0.sequence, its only one
+    spec_path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
     cat_path = root / CATALOGUE
     cases = json.loads(cat_path.read_text(encoding="utf-8"))
     cases["cases"][0]["outcomes"].append(
@@ -239,7 +243,7 @@ def test_a_value_only_a_catalogue_cell_shows_survives(
     assert leaf.status is LeafStatus.COVERED and not leaf.asserted
     m = by_place(shown)[place]
     assert m.outcome is MutantOutcome.SURVIVED
-    assert place not in by_place(bundled)  # uncovered before: not mutated at all
+    assert by_place(bundled)[place].outcome is MutantOutcome.KILLED  # asserted in the spec
 
 
 # sources, bounds, determinism ---------------------------------------------------------------

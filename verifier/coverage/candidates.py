@@ -72,4 +72,25 @@ def unmutable(value: Any) -> str | None:
     return None
 
 
-__all__ = ["candidates", "unmutable"]
+def placeholder(document: Any, pointer: str) -> str | None:
+    """Why a surviving mutant of the value at ``pointer`` is no finding, because the record's
+    top-level ``provenance`` lists it (or a value holding it) under ``placeholders``: the
+    source does not give it, so a spec can only relate it to other values (same-value,
+    order), never pin it to a stated one; or ``None``."""
+    provenance = document.get("provenance") if isinstance(document, dict) else None
+    listed = provenance.get("placeholders") if isinstance(provenance, dict) else None
+    if not isinstance(listed, list):
+        return None
+    names = {p for p in listed if isinstance(p, str)}
+    at = pointer
+    while at:
+        if at in names:
+            return (
+                "a placeholder (listed in the record's provenance/placeholders): the source "
+                "does not give this value, so there is no stated value to pin it to"
+            )
+        at = at[: at.rfind("/")]
+    return None
+
+
+__all__ = ["candidates", "placeholder", "unmutable"]

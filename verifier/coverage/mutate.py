@@ -43,7 +43,7 @@ from verifier.consistency import (
     repeated_ids,
     unread_reasons,
 )
-from verifier.coverage.candidates import candidates, unmutable
+from verifier.coverage.candidates import candidates, placeholder, unmutable
 from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
 from verifier.coverage.rules import governing
 from verifier.coverage.scratch import Scratch
@@ -248,6 +248,11 @@ class _Engine:
                     [*original_result.transcript, *self.before_catalogue],
                 )
             outcome = MutantOutcome.KILLED if by else MutantOutcome.SURVIVED
+            unstated = placeholder(document, target.pointer)
+            if outcome is MutantOutcome.SURVIVED and unstated is not None:
+                # nothing pins a value the source does not give; its relations were tried
+                why = f"{unstated}; {shown(candidate)} went unnoticed, as only its relations are"
+                return self._skip(target, value, why + " asserted")
             return Mutant(
                 target.path, target.pointer, outcome, value, candidate, rules.describe(), by
             )
