@@ -11,6 +11,10 @@ its own, and the rest still run whatever one does. What each can come to:
 - ``assertion.internal-error``: the kind's own code raised: a bug in the verifier, reported
   as one, never as a pass or as the spec's fault.
 
+With no spec at all, the stage checked nothing: ``assertion.no-spec`` when the archive holds
+records (their claims went unchecked), a plain "nothing to check" when it holds none (a bare
+manifest, a BagIt bag of other files), so a manifest alone still verifies.
+
 Every finding's ``pointer`` is a JSON pointer: into the record read, or into the spec.
 """
 
@@ -157,18 +161,32 @@ def check_consistency(
     unread: Mapping[str, str] | None = None,
     only: Collection[int] | None = None,
     repeated: Collection[int] | None = None,
+    record_count: int = 0,
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
     record (:func:`unread_reasons`). ``only``: evaluate just the assertions at these indexes
     of the spec (the results are theirs, in spec order; ``coverage --mutate`` re-judges only
     the assertions that read a changed record; ``repeated``: :func:`repeated_ids` of the
-    spec's assertions, if already known)."""
+    spec's assertions, if already known). ``record_count``: how many records (besides the
+    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
+    if not spec_present and record_count:
+        plural = "s" if record_count != 1 else ""
+        stage.findings.append(
+            Finding(
+                "assertion.no-spec",
+                spec_path,
+                f"The archive holds {record_count} record{plural} but no assertion spec, so no "
+                f"claim across them was checked; add {spec_path} (docs/archive-format.md), or "
+                "run with --stages integrity,validity to check only those stages.",
+            )
+        )
+        return stage, results
     if not spec_present:
-        stage.note = f"No assertion spec ({spec_path}): nothing to check."
+        stage.note = f"No records and no assertion spec ({spec_path}): nothing to check."
         return stage, results
     spec = records.document(spec_path)
     assertions = spec.get("assertions") if isinstance(spec, dict) else None

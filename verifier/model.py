@@ -142,6 +142,10 @@ CODES: dict[str, tuple[Stage, str]] = {
         "pointer, a file is missing, unparsable or not listed, a parameter is malformed)",
     ),
     "assertion.spec-invalid": (Stage.CONSISTENCY, "the assertion spec cannot be used"),
+    "assertion.no-spec": (
+        Stage.CONSISTENCY,
+        "the archive holds records but no assertion spec: no claim across them was checked",
+    ),
     "assertion.vacuous": (
         Stage.CONSISTENCY,
         "an assertion holds only because there was nothing to check (no file matched, no "
@@ -281,6 +285,7 @@ SEVERITIES: dict[str, Severity] = {
     "assertion.failed": Severity.ERROR,
     "assertion.error": Severity.ERROR,
     "assertion.spec-invalid": Severity.ERROR,
+    "assertion.no-spec": Severity.ERROR,  # records whose claims nothing checked: never a pass
     "assertion.vacuous": Severity.ERROR,  # nothing was checked: never a pass
     "assertion.internal-error": Severity.ERROR,  # a bug: nothing was checked
     "catalogue.unresolved": Severity.ERROR,

@@ -543,8 +543,24 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         unread = unread_reasons(
             integrity.files, prefix, validity.records, is_record, options.records_dir
         )
+        # every record the manifest lists (read or not) or the run read
+        held = {
+            f.path[len(prefix) :] for f in integrity.files if f.listed and f.path.startswith(prefix)
+        } | set(results)
+        record_count = sum(
+            1
+            for p in held
+            if p != options.assertions
+            and is_record(p)
+            and not is_schema_path(p, options.schemas_dir)
+        )
         consistency, assertions = check_consistency(
-            validity.records, listed, options.assertions, spec_present, unread
+            validity.records,
+            listed,
+            options.assertions,
+            spec_present,
+            unread,
+            record_count=record_count,
         )
         ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
         for catalogue in options.documents:

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from verifier.formats.inert import visible
-from verifier.formats.text import count_line, location, stage_detail
+from verifier.formats.text import count_line, location, stage_detail, unchecked_line
 from verifier.model import Report, Severity, StageStatus
 
 _STYLE = {
@@ -66,6 +66,9 @@ def show(report: Report, out: Console) -> None:
         )
     out.print(table)
     out.print(Text(report.summary_line, style="bold"))
+    unchecked = unchecked_line(report)
+    if unchecked:
+        out.print(Text(unchecked, style="yellow"))
     findings = report.findings
     if not findings:
         out.print(Text("No findings.", style="green"))

@@ -221,6 +221,8 @@ def check_validity(
     }
     if not record_paths and not prep.schema_count:
         stage.note = "No records or schemas in the manifest's scope: nothing to check."
+    elif not record_paths:
+        stage.note = "No records in the manifest's scope: only the schemas themselves were checked."
     return out
 
 

@@ -151,6 +151,14 @@ def test_a_folder_with_only_a_published_manifest(tmp_path: Path) -> None:
     assert report["scope"] == ["release"]
     text = cli("check", str(root), "--manifest", str(root / "SHA256SUMS")).stdout
     assert "nothing to check" in text
+    # said plainly, once, beside the summary line: a pass on integrity alone
+    lines = text.splitlines()
+    summary = lines.index("0 assertions over 2 manifested files")
+    assert lines[summary + 1] == (
+        "Validity and consistency had nothing to check; only integrity checked anything."
+    )
+    markdown = cli("check", str(root), "--manifest", str(root / "SHA256SUMS"), "-f", "markdown")
+    assert "only integrity checked anything" in markdown.stdout
 
 
 def test_text_output_lists_findings_with_location(archive: Path) -> None:

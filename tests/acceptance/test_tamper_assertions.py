@@ -1,18 +1,20 @@
 """Tampering with the assertion spec and with what it reads, through the real CLI: a spec that
 cannot be used is ``assertion.spec-invalid``; a listed record that was removed is reported as
-missing, on its own path, by every assertion that reads it; a spec emptied of its assertions
-checked nothing, which is never a pass."""
+missing, on its own path, by every assertion that reads it; a spec emptied of its assertions,
+or records with no spec at all, checked nothing, which is never a pass."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.acceptance.test_tamper import codes, findings, run_check
-from tests.conftest import rewrite_manifest
+from tests.conftest import require_module, rewrite_manifest, write_archive
 
 SPEC = "evidence/assertions.json"
 E2 = "evidence/e2-hosted-original/runner-result.json"
@@ -99,3 +101,64 @@ def test_junit_reports_each_assertion_finding_as_the_stage_filed_it(archive: Pat
     cases = ET.fromstring(FORMATS["junit"](verify(archive))).iter("testcase")
     failures = {c.get("name"): [f.get("type") for f in c.iter("failure")] for c in cases}
     assert failures["assertion spec"] == ["assertion.vacuous"]
+
+
+def test_records_without_a_spec_are_no_spec_never_a_pass(archive: Path) -> None:
+    """A forger deletes the spec and rewrites the manifest: the records' claims went
+    unchecked, which is an error, not "nothing to check"."""
+    records = [p for p in (archive / "evidence").rglob("*.json") if p.name != "assertions.json"]
+    (archive / SPEC).unlink()
+    rewrite_manifest(archive)
+    rc, report = run_check(archive)
+    assert rc == 1
+    hits = findings(report, "assertion.no-spec")
+    assert [(f["path"], f["severity"]) for f in hits] == [(SPEC, "error")]
+    assert f"holds {len(records)} records" in hits[0]["message"]
+    assert "--stages integrity,validity" in hits[0]["message"]
+    assert codes(report) == {"assertion.no-spec"}
+    assert [s["status"] for s in report["stages"]] == ["passed", "passed", "failed"]
+
+
+def test_records_without_a_spec_pass_when_consistency_is_not_asked_for(archive: Path) -> None:
+    (archive / SPEC).unlink()
+    rewrite_manifest(archive)
+    args = ["check", str(archive), "--format", "json", "--stages", "integrity,validity"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "verifier", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout
+    report = json.loads(proc.stdout)
+    assert [s["status"] for s in report["stages"]] == ["passed", "passed", "skipped"]
+
+
+def test_one_record_without_a_spec_is_no_spec(tmp_path: Path) -> None:
+    """Even a record that names no schema counts: it is a record whose claims nobody checked
+    (validity reports its missing schema besides)."""
+    root = write_archive(tmp_path / "a", {"evidence/r.json": "{}", "notes.txt": "x\n"})
+    rc, report = run_check(root)
+    assert rc == 1
+    assert codes(report) == {"record.no-schema", "assertion.no-spec"}
+    assert "holds 1 record but" in findings(report, "assertion.no-spec")[0]["message"]
+
+
+def test_a_bag_of_records_without_a_spec_is_no_spec_and_one_of_other_files_passes(
+    tmp_path: Path,
+) -> None:
+    bagit: Any = require_module("bagit")
+    plain = write_archive(tmp_path / "plain", {"a.txt": "alpha\n", "sub/b.json": "{}"}, False)
+    bagit.make_bag(str(plain))
+    rc, report = run_check(plain)
+    assert rc == 0, report
+    assert [s["status"] for s in report["stages"]] == [
+        "passed",
+        "nothing-to-check",
+        "nothing-to-check",
+    ]
+    bag = write_archive(tmp_path / "bag", {"evidence/r.json": "{}"}, False)
+    bagit.make_bag(str(bag))
+    rc, report = run_check(bag)
+    assert rc == 1
+    assert [f["path"] for f in findings(report, "assertion.no-spec")] == ["data/" + SPEC]

@@ -135,3 +135,24 @@ def test_foreign_snapshot_without_records_has_nothing_to_check(tmp_path: Path) -
     assert report.validity.status.value == "nothing-to-check"
     assert report.consistency.status.value == "nothing-to-check"
     assert report.integrity.status.value == "passed"
+
+
+def test_schemas_without_records_say_only_the_schemas_were_checked(tmp_path: Path) -> None:
+    report = run(tmp_path, BASE | {"README": "x"})
+    assert report.ok
+    assert report.validity.status.value == "passed"
+    assert report.validity.note is not None
+    assert "only the schemas themselves were checked" in report.validity.note
+    assert report.consistency.status.value == "nothing-to-check"
+
+
+def test_records_all_without_a_schema_are_each_a_finding(tmp_path: Path) -> None:
+    """Validity's vacuous case: records that name no schema validate nothing, and each says
+    so (no schema folder either: still a finding per record, never a pass)."""
+    report = run(tmp_path, {"evidence/a.json": "{}", "evidence/b.json": "[]"})
+    assert not report.ok
+    assert report.validity.counts["validated"] == 0
+    assert found(report) == [
+        ("record.no-schema", "evidence/a.json", "/$schema"),
+        ("record.no-schema", "evidence/b.json", ""),
+    ]

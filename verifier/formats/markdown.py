@@ -9,7 +9,7 @@ would hide the rest of a step summary), link, emphasis or cell separator survive
 from __future__ import annotations
 
 from verifier.formats.inert import markdown as _esc
-from verifier.formats.text import count_line, stage_detail
+from verifier.formats.text import count_line, stage_detail, unchecked_line
 from verifier.model import AssertionStatus, Report
 
 MAX_FINDINGS = 200
@@ -31,6 +31,9 @@ def render(report: Report) -> str:
     for stage in report.stages:
         detail = stage_detail(stage) + (f" ({stage.note})" if stage.note else "")
         lines.append(f"| {stage.stage.value} | {stage.status.value} | {_esc(detail)} |")
+    unchecked = unchecked_line(report)
+    if unchecked:
+        lines += ["", unchecked]
     not_passed = [a for a in report.assertions if a.status is not AssertionStatus.PASSED]
     if not_passed:
         lines += [

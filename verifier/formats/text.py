@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
 from verifier.formats.inert import visible
-from verifier.model import Finding, Report, Severity, StageResult
+from verifier.model import Finding, Report, Severity, StageResult, StageStatus
 
 
 def stage_detail(stage: StageResult) -> str:
@@ -75,6 +75,21 @@ def count_line(findings: Sequence[HasSeverity]) -> str:
     return f"{len(findings)} finding(s) ({', '.join(parts)})"
 
 
+def unchecked_line(report: Report) -> str | None:
+    """Which stages had nothing to check, said plainly (a bare manifest passes on integrity
+    alone); ``None`` when every stage run checked something."""
+    idle = [s.stage.value for s in report.stages if s.status is StageStatus.NOTHING_TO_CHECK]
+    if not idle:
+        return None
+    busy = [
+        s.stage.value for s in report.stages if s.status in (StageStatus.PASSED, StageStatus.FAILED)
+    ]
+    line = f"{' and '.join(idle)} had nothing to check"
+    if busy:
+        line += f"; only {' and '.join(busy)} checked anything"
+    return line[0].upper() + line[1:] + "."
+
+
 def render(report: Report) -> str:
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
@@ -86,6 +101,9 @@ def render(report: Report) -> str:
         if stage.note:
             lines.append(f"  {'':<12} {'':<16} {visible(stage.note)}")
     lines.append(report.summary_line)
+    unchecked = unchecked_line(report)
+    if unchecked:
+        lines.append(unchecked)
     findings = report.findings
     if findings:
         lines.append(count_line(findings) + ":")
