@@ -263,3 +263,62 @@ def test_a_catalogue_named_elsewhere_is_read(archive: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["cases"]
     assert rows and all(c["verified"] for r in rows for c in r["counts"])
+
+
+def add_note(archive: Path) -> None:
+    """A transcript record that reuses an answered call id: one note, no error."""
+    source = archive / "evidence/e1-local-crash/transcript.json"
+    data = json.loads(source.read_text(encoding="utf-8"))
+    messages = data["messages"]
+    messages += [json.loads(json.dumps(messages[1])), {**messages[2], "content": "ok"}]
+    data["provenance"]["placeholders"] = []
+    (archive / "evidence/extra").mkdir()
+    (archive / "evidence/extra/transcript.json").write_text(json.dumps(data), encoding="utf-8")
+    rewrite_manifest(archive)
+
+
+def check_counts(archive: Path) -> str:
+    """check's own count line: ``N finding(s) (2 error(s), 1 note(s)):``."""
+    out = subprocess.run(
+        [sys.executable, "-m", "verifier", "check", str(archive), "--format", "text"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return next(line for line in out.splitlines() if " finding(s) (" in line)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_failed_header_counts_errors_and_names_notes_beside(archive: Path, fmt: str) -> None:
+    """The header counts the errors that failed the run, as check does, and the notes
+    beside them: never "3 findings" for 2 errors and a note."""
+    add_note(archive)
+    path = archive / E1
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"SIGKILL"', '"SIGTERM"'), encoding="utf-8"
+    )
+    rewrite_manifest(archive)
+    assert check_counts(archive) == "3 finding(s) (2 error(s), 1 note(s)):"
+    proc = table(archive, "--format", fmt)
+    assert proc.returncode == 1
+    head = "VERIFICATION FAILED (2 errors; 1 note besides); marked cells are unverified"
+    assert head in proc.stdout
+    assert "3 findings" not in proc.stdout
+
+
+def test_a_note_alone_passes_and_is_named_unless_fail_on_note(archive: Path) -> None:
+    add_note(archive)
+    assert check_counts(archive) == "1 finding(s) (1 note(s)):"
+    proc = table(archive, "--format", "text")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("Verification passed (1 note): integrity passed")
+    strict = table(archive, "--format", "json", "--fail-on", "note")
+    assert strict.returncode == 1
+    verification = json.loads(strict.stdout)["verification"]
+    assert verification["ok"] is False  # the header and the exit code agree
+    assert verification["status"].startswith("VERIFICATION FAILED (1 note); marked cells")
+
+
+def test_the_untouched_archive_header_names_no_finding() -> None:
+    first = table(REPO, "--format", "text").stdout.splitlines()[0]
+    assert first.startswith("Verification passed: integrity passed")

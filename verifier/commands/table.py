@@ -75,7 +75,7 @@ def table(
 
     catalogue = catalogue or DEFAULT_CATALOGUE
     report = verify(root, Options(manifest=optional_path(manifest), documents=(catalogue,)))
-    outcome = build_table(report, catalogue)
+    outcome = build_table(report, catalogue, threshold(fail_on))
     if outcome.problems and not outcome.cases:
         raise UsageError(outcome.problems[0])
     row = None
@@ -93,8 +93,7 @@ def table(
     else:
         render_table, render_case = FORMATS["text" if fmt is TableFormat.AUTO else fmt.value]
         sys.stdout.write(render_table(outcome) if row is None else render_case(outcome, row))
-    failed = not outcome.ok or report.fails(threshold(fail_on))
-    return EXIT_FINDINGS if failed else EXIT_OK
+    return EXIT_OK if outcome.ok else EXIT_FINDINGS
 
 
 def register(app: typer.Typer) -> None:

@@ -10,12 +10,13 @@ success rate, no pass count and no merged verdict per case.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
 from verifier.jsonwrite import dumps
-from verifier.model import AssertionStatus, Report, Severity
+from verifier.model import AssertionStatus, Finding, Report, Severity
 from verifier.numbers import canonical
 from verifier.records import CATALOGUE
 
@@ -116,21 +117,32 @@ class OutcomeTable:
     report: Report
     cases: list[CaseRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # catalogue-level problems
+    fail_on: Severity = Severity.ERROR  # the lowest severity that fails it (--fail-on)
 
     @property
     def ok(self) -> bool:
-        return self.report.ok and not self.problems and all(c.verified for c in self.cases)
+        return (
+            not self.report.fails(self.fail_on)
+            and not self.problems
+            and all(c.verified for c in self.cases)
+        )
 
     def status_line(self) -> str:
+        """The verdict first, counted as ``check`` counts it: the findings that failed the
+        run (errors, or down to ``--fail-on``) and, beside them, the warnings and notes that
+        did not."""
         stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in self.report.stages)
+        findings = self.report.findings
+        failing = severity_counts(f for f in findings if f.severity.reaches(self.fail_on))
+        besides = severity_counts(f for f in findings if not f.severity.reaches(self.fail_on))
         if self.ok:
-            head = "Verification passed"
-        elif self.report.ok:
+            head = "Verification passed" + (f" ({besides})" if besides else "")
+        elif not failing:
             head = "VERIFICATION INCOMPLETE: some cells could not be established"
+            head += f" ({besides})" if besides else ""
         else:
-            n = len(self.report.findings)
-            plural = "s" if n != 1 else ""
-            head = f"VERIFICATION FAILED ({n} finding{plural}); marked cells are unverified"
+            also = f"; {besides} besides" if besides else ""
+            head = f"VERIFICATION FAILED ({failing}{also}); marked cells are unverified"
         return f"{head}: {stages}; {self.report.summary_line}."
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,6 +159,15 @@ class OutcomeTable:
             "problems": list(self.problems),
             "cases": [c.to_dict() for c in self.cases],
         }
+
+
+def severity_counts(findings: Iterable[Finding]) -> str:
+    """``2 errors, 1 note``: how many findings of each severity, errors first; ``""`` for
+    none."""
+    counts = {s: 0 for s in Severity}
+    for f in findings:
+        counts[f.severity] += 1
+    return ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
 
 
 def _show(value: Any) -> str:
@@ -275,9 +296,12 @@ class _Builder:
         )
 
 
-def build_table(report: Report, catalogue: str = DEFAULT_CATALOGUE) -> OutcomeTable:
-    """The table for ``report``'s archive, from the catalogue at ``catalogue``."""
-    table = OutcomeTable(report.tool_version, catalogue, report)
+def build_table(
+    report: Report, catalogue: str = DEFAULT_CATALOGUE, fail_on: Severity = Severity.ERROR
+) -> OutcomeTable:
+    """The table for ``report``'s archive, from the catalogue at ``catalogue``; findings of
+    ``fail_on`` or above fail it (``--fail-on``)."""
+    table = OutcomeTable(report.tool_version, catalogue, report, fail_on=fail_on)
     document = report.records.document(report.content_path(catalogue))
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
