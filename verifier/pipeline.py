@@ -189,7 +189,21 @@ def _manifest(
     member = normalize_name(name.replace(os.sep, "/"))
     kind = source.kind(member) if member is not None else Kind.MISSING
     if member is not None and kind is Kind.FILE:
-        return (member, _read_member(source, member), member), []
+        try:
+            with source.open(member) as stream:
+                return (member, stream.read(), member), []
+        except OSError as exc:  # damage in the archive's bytes: a finding, not exit 2
+            if not source.complete():
+                return None, []  # the source's own finding says where reading stopped
+            why = exc.strerror or str(exc)
+            return None, [
+                Finding(
+                    "source.unreadable",
+                    member,
+                    f"The manifest could not be read: {why}; nothing was checked against it. "
+                    "Re-create or re-download the archive.",
+                )
+            ]
     if member is not None and kind in (Kind.LINK, Kind.OTHER):
         what = "a link" if kind is Kind.LINK else "a special file"
         return None, [_refused(member, f"{member} is {what}")]

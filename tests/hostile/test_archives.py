@@ -333,11 +333,128 @@ def test_a_zip_member_longer_than_declared_is_unreadable(tmp_path: Path) -> None
     assert_safe(run, rc=1, codes=["manifest.unreadable"], max_rss_mib=200)
 
 
-def test_a_zip_with_a_truncated_central_directory_cannot_run(tmp_path: Path) -> None:
-    dest = zip_of(tmp_path / "cd.zip", [])
+# --- a zip that cannot be opened at all: damage is a finding, "not a zip" is exit 2 -------
+
+
+def _cuts(raw: bytes, start_dir: int) -> dict[str, int]:
+    return {
+        "in-the-first-local-header": 10,
+        "in-the-first-member": 40,
+        "at-the-central-directory": start_dir,
+        "in-the-central-directory": start_dir + 30,
+        "in-the-end-record": len(raw) - 10,
+        "one-byte-short": len(raw) - 1,
+    }
+
+
+CUTS = sorted(_cuts(b"x" * 100, 50))
+
+
+@pytest.mark.parametrize("where", CUTS)
+def test_a_truncated_zip_is_unreadable_not_exit_2(tmp_path: Path, where: str) -> None:
+    dest = zip_of(tmp_path / "cut.zip", [])
     raw = dest.read_bytes()
     with zipfile.ZipFile(dest) as z:
         start = z.start_dir
-    dest.write_bytes(raw[: start + 30])
+    dest.write_bytes(raw[: _cuts(raw, start)[where]])
     run = check(dest)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+    (finding,) = run.findings("source.unreadable")
+    assert "central directory" in finding["message"]
+    assert run.report()["stages"][0]["status"] == "failed"
+
+
+def _end_record(raw: bytes) -> int:
+    return raw.rindex(b"PK\x05\x06")
+
+
+@pytest.mark.parametrize(
+    ("field", "at", "value"),
+    [
+        ("size-and-offset", 12, b"\xff" * 8),  # a directory bigger than the file, past its end
+        ("directory-size", 12, b"\xff\xff\xff\x7f"),  # a directory larger than the file
+        ("everything", 4, b"\xa5" * 18),  # every field after the signature is garbage
+    ],
+)
+def test_a_zip_with_a_garbage_end_record_is_unreadable(
+    tmp_path: Path, field: str, at: int, value: bytes
+) -> None:
+    dest = zip_of(tmp_path / f"{field}.zip", [])
+    raw = bytearray(dest.read_bytes())
+    eocd = _end_record(bytes(raw))
+    raw[eocd + at : eocd + at + len(value)] = value
+    dest.write_bytes(bytes(raw))
+    run = check(dest)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+
+
+def test_a_zip64_locator_pointing_past_the_end_is_unreadable(tmp_path: Path) -> None:
+    dest = zip_of(tmp_path / "z64.zip", [])
+    raw = dest.read_bytes()
+    eocd = _end_record(raw)
+    locator = b"PK\x06\x07" + struct.pack("<LQL", 0, 1 << 40, 1)  # a zip64 record at 1 TiB
+    dest.write_bytes(raw[:eocd] + locator + raw[eocd:])
+    run = check(dest)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+
+
+def test_a_truncated_zip_without_the_suffix_is_still_a_zip(tmp_path: Path) -> None:
+    """Named by its bytes (a local file header at the start), not by its suffix."""
+    dest = zip_of(tmp_path / "cut.zip", [])
+    renamed = tmp_path / "snapshot"
+    renamed.write_bytes(dest.read_bytes()[:-30])
+    run = check(renamed)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+
+
+def test_a_zip_whose_manifest_member_is_damaged_is_unreadable(tmp_path: Path) -> None:
+    """The manifest itself cannot be decompressed: a finding on it, not exit 2."""
+    dest = zip_of(tmp_path / "crc.zip", [])
+    at = central_offsets(dest)["manifest.sha256"] + 16
+    raw = bytearray(dest.read_bytes())
+    raw[at] ^= 0x01  # the manifest's CRC-32 in the central directory
+    dest.write_bytes(bytes(raw))
+    run = check(dest)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+    assert paths(run, "source.unreadable") == ["manifest.sha256"]
+
+
+@pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
+def test_a_tarball_cut_inside_its_manifest_is_unreadable(tmp_path: Path, suffix: str) -> None:
+    dest = tar_of(tmp_path / f"m{suffix}", [], tarfile.GNU_FORMAT)
+    with tarfile.open(dest) as archive:
+        assert archive.getnames()[0] == "manifest.sha256"
+    raw = dest.read_bytes()
+    dest.write_bytes(raw[: BLOCK + 20] if suffix == ".tar" else raw[:30])
+    run = check(dest)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+
+
+def test_a_gzip_tarball_cut_in_its_first_header_is_unreadable(tmp_path: Path) -> None:
+    dest = _tar(tmp_path, ".tar.gz")
+    dest.write_bytes(dest.read_bytes()[:12])  # the gzip magic is there: a damaged tarball
+    run = check(dest)
+    assert_safe(run, rc=1, codes=["source.unreadable"], max_rss_mib=200)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("garbage.zip", bytes(range(256)) * 4),
+        ("garbage.tar", b"\x01" * 2048),
+        ("empty.zip", b""),
+    ],
+)
+def test_a_file_with_no_signature_at_all_cannot_run(tmp_path: Path, name: str, data: bytes) -> None:
+    """No zip signature anywhere (no local header at the start, no end record in the tail),
+    no tar magic: not an archive of this kind, so the command cannot run (exit 2, one line)."""
+    dest = tmp_path / name
+    dest.write_bytes(data)
+    run = check(dest)
+    assert_safe(run, rc=2)
+    assert "not a readable" in run.stderr
+
+
+def test_a_path_that_does_not_exist_cannot_run(tmp_path: Path) -> None:
+    run = check(tmp_path / "nowhere.zip")
     assert_safe(run, rc=2)

@@ -338,12 +338,21 @@ def test_a_damaged_zip_member_is_unreadable(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "data"), [("thing", b"just some text\n"), ("thing.zip", b"PK\x03\x04 truncated")]
+    ("name", "data"), [("thing", b"just some text\n"), ("thing.zip", b"PK not a zip at all")]
 )
 def test_what_is_not_a_source_cannot_run(tmp_path: Path, name: str, data: bytes) -> None:
     (tmp_path / name).write_bytes(data)
     with pytest.raises(UsageError):
         verify(tmp_path / name)
+
+
+@pytest.mark.parametrize("name", ["thing.zip", "thing"])
+def test_a_zip_cut_after_its_signature_is_a_finding(tmp_path: Path, name: str) -> None:
+    """A local file header's signature says it is a zip: what follows is damage."""
+    (tmp_path / name).write_bytes(b"PK\x03\x04 truncated")
+    report = verify(tmp_path / name)
+    assert [c for c, _ in codes(report)] == ["source.unreadable"]
+    assert not report.ok
 
 
 def test_a_missing_location_or_revision_cannot_run(tmp_path: Path, archive: Path) -> None:

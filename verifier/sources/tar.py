@@ -51,6 +51,14 @@ def compression_of(head: bytes) -> str:
     return "none"
 
 
+def _recognised(exc: BaseException, head: bytes) -> bool:
+    """Whether a tarball that fails before its first entry says it is one, so that the
+    failure is damage (a finding) rather than a file of another kind (the command cannot
+    run): its compressed stream (named by its magic number) is what is damaged, or its
+    first header carries the ustar magic."""
+    return isinstance(exc, CompressedDamage) or head[257:262] == b"ustar"
+
+
 def looks_like_tar(path: str) -> bool:
     if path.lower().endswith(SUFFIXES):
         return True
@@ -114,7 +122,7 @@ class TarSource(IndexedSource):
                     "would find entries that were not verified; re-create the archive.",
                 )
         except _ERRORS as exc:
-            if number == 0 and not reader.ended:
+            if number == 0 and not reader.ended and not _recognised(exc, head):
                 self._handle.close()
                 raise SourceError(f"{path} is not a readable tarball: {exc}") from None
             builder.damaged(

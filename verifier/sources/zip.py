@@ -130,13 +130,25 @@ class ZipSource(IndexedSource):
             self._handle = open(path, "rb")  # noqa: SIM115 (held open until close())
         except OSError as exc:
             raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        builder = IndexBuilder(limits)
+        self._zip: zipfile.ZipFile | None = None
         try:
             self._zip = zipfile.ZipFile(self._handle)
             infos = self._zip.infolist()
         except _OPEN_ERRORS as exc:
-            self._handle.close()
-            raise SourceError(f"{path} is not a readable zip file: {exc}") from None
-        builder = IndexBuilder(limits)
+            if not has_zip_signature(self._handle):
+                self._handle.close()
+                raise SourceError(f"{path} is not a readable zip file: {exc}") from None
+            # a zip whose central directory cannot be read: damage, reported as a finding
+            builder.refuse(
+                "source.unreadable",
+                "",
+                f"The zip is damaged: its central directory (the list of its entries, at its "
+                f"end) cannot be read ({exc}), so no entry was read. Re-create or re-download "
+                "it.",
+            )
+            builder.index.complete = False
+            infos = []
         for info in infos:
             problem = name_problem(info, self._handle)
             if problem:
@@ -152,6 +164,8 @@ class ZipSource(IndexedSource):
         info: zipfile.ZipInfo = self.entry(name).ref
         if info.flag_bits & 0x1:
             raise OSError("the member is encrypted")
+        if self._zip is None:  # no entry was admitted: entry() raised before this
+            raise OSError("the zip's central directory cannot be read")
         try:
             inner = self._zip.open(info)
         except _OPEN_ERRORS as exc:
@@ -163,14 +177,40 @@ class ZipSource(IndexedSource):
         return {**super().identity(), "sha256": digest, "size": size}
 
     def close(self) -> None:
-        self._zip.close()
+        if self._zip is not None:
+            self._zip.close()
         self._handle.close()
+
+
+_LOCAL_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")  # entry, empty, spanned
+_END_SIGNATURES = (b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07")  # EOCD, zip64 EOCD, locator
+_TAIL = 22 + 65535 + 20 + 56  # the end record, its longest comment, the zip64 locator, record
+
+
+def has_zip_signature(handle: BinaryIO) -> bool:
+    """Whether the file says it is a zip: it starts with a zip record (a local file header,
+    the end record of an empty zip, a spanning marker), or its tail, where the end of the
+    central directory lives, holds an end-record signature. A zip with such a signature
+    that cannot be opened is damaged (a finding); a file with none is not a zip at all."""
+    try:
+        handle.seek(0)
+        if handle.read(4) in _LOCAL_SIGNATURES:
+            return True
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - _TAIL))
+        tail = handle.read(_TAIL)
+    except OSError:
+        return False
+    return any(signature in tail for signature in _END_SIGNATURES)
 
 
 def is_zip(path: str) -> bool:
     if path.lower().endswith(".zip"):
         return True
     try:
-        return zipfile.is_zipfile(path) and not os.path.isdir(path)
+        if os.path.isdir(path):
+            return False
+        with open(path, "rb") as handle:
+            return has_zip_signature(handle)
     except OSError:
         return False
