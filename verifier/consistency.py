@@ -174,14 +174,15 @@ def check_consistency(
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
     if not spec_present and record_count:
-        plural = "s" if record_count != 1 else ""
+        held = f"{record_count} records" if record_count != 1 else "1 record"
+        them = "them" if record_count != 1 else "it"
         stage.findings.append(
             Finding(
                 "assertion.no-spec",
                 spec_path,
-                f"The archive holds {record_count} record{plural} but no assertion spec, so no "
-                f"claim across them was checked; add {spec_path} (docs/archive-format.md), or "
-                "run with --stages integrity,validity to check only those stages.",
+                f"The archive holds {held} but no assertion spec, so no claim about {them} "
+                f"was checked; add {spec_path} (docs/archive-format.md), or run with --stages "
+                "integrity,validity to check only those stages.",
             )
         )
         return stage, results
