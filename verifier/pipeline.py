@@ -616,10 +616,12 @@ def verify_source(source: Source, root: str, options: Options = Options()) -> Re
     return run_source(source, root, options).report
 
 
-def run(location: str | os.PathLike[str] = ".", options: Options = Options()) -> Run:
-    """Open the source at ``location`` and verify it; the source is closed afterwards."""
+def open_location(location: str | os.PathLike[str], options: Options) -> Source:
+    """The source at ``location`` as ``options`` say to read it (``--rev``, the limits, a
+    named manifest or base, which rule out reading it as a bag). Raises :class:`UsageError`
+    if it cannot be opened at all."""
     try:
-        source = open_source(
+        return open_source(
             location,
             rev=options.rev,
             limits=options.limits,
@@ -628,7 +630,11 @@ def run(location: str | os.PathLike[str] = ".", options: Options = Options()) ->
         )
     except SourceError as exc:
         raise UsageError(str(exc)) from None
-    with source:
+
+
+def run(location: str | os.PathLike[str] = ".", options: Options = Options()) -> Run:
+    """Open the source at ``location`` and verify it; the source is closed afterwards."""
+    with open_location(location, options) as source:
         return run_source(source, os.fspath(location), options)
 
 
@@ -643,6 +649,7 @@ __all__ = [
     "Options",
     "Run",
     "UsageError",
+    "open_location",
     "read_manifest",
     "run",
     "run_source",

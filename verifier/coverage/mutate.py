@@ -47,14 +47,12 @@ from verifier.coverage.candidates import candidates, placeholder, unmutable
 from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
 from verifier.coverage.rules import governing
 from verifier.coverage.scratch import Scratch
-from verifier.errors import UsageError
 from verifier.jsonwrite import dumps
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report
 from verifier.parallel import BATCH_WEIGHT, Workers
-from verifier.pipeline import Options, RecordProcessor, Run
+from verifier.pipeline import Options, RecordProcessor, Run, open_location
 from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.records import Records
-from verifier.sources import SourceError, open_source
 from verifier.validity import is_schema_path, process_record
 
 
@@ -275,18 +273,8 @@ def _batch(indexes: list[tuple[int, _Target]]) -> list[tuple[int, Mutant | None]
 
 def _read(location: str | os.PathLike[str], options: Options, names: list[str]) -> dict[str, bytes]:
     """The bytes of ``names`` in the source, read once (never written)."""
-    try:
-        source = open_source(
-            location,
-            rev=options.rev,
-            limits=options.limits,
-            manifest=options.manifest,
-            bag=False if options.manifest or options.base else None,
-        )
-    except SourceError as exc:
-        raise UsageError(str(exc)) from None
     out: dict[str, bytes] = {}
-    with source:
+    with open_location(location, options) as source:
         for name in names:
             try:
                 with source.open(name) as stream:

@@ -20,8 +20,7 @@ from dataclasses import replace
 from verifier.errors import UsageError
 from verifier.manifest import parse_manifest
 from verifier.model import Report
-from verifier.pipeline import Options, Run, _manifest, run
-from verifier.sources import SourceError, open_source
+from verifier.pipeline import Options, Run, _manifest, open_location, run
 
 
 def _inside(root: str, name: str) -> str:
@@ -65,16 +64,7 @@ class Scratch:
     def make(
         cls, location: str | os.PathLike[str], options: Options, run_options: Options, checked: Run
     ) -> Scratch:
-        try:
-            source = open_source(
-                location,
-                rev=options.rev,
-                limits=options.limits,
-                manifest=options.manifest,
-                bag=False if options.manifest or options.base else None,
-            )
-        except SourceError as exc:
-            raise UsageError(str(exc)) from None
+        source = open_location(location, options)
         root = os.path.realpath(tempfile.mkdtemp(prefix="verifier-mutate-"))
         try:
             with source:
