@@ -33,7 +33,11 @@ def hostile(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("fmt", "full"), [("text", False), ("markdown", False), ("text", True)])
 def test_a_hostile_survivor_is_inert(hostile: Path, fmt: str, full: bool) -> None:
     args = ["coverage", str(hostile), "--mutate", "--format", fmt]
-    run = run_cli([*args, *(["--full"] if full else [])], watch=[hostile])
+    # --full runs one whole check per mutant (about 330 here): give it room on a loaded
+    # machine; a hang is still a failure, only later.
+    run = run_cli(
+        [*args, *(["--full"] if full else [])], watch=[hostile], timeout=600.0 if full else 60.0
+    )
     assert_safe(run, rc=1, json_report=False)
     out = run.stdout
     assert "coverage.survived" in out or "survived" in out
