@@ -69,6 +69,10 @@ class Options:
     limits: Limits = field(default_factory=Limits)
     hints: bool = True
     workers: int | None = None  # processes for per-file work; None: one per available core
+    # where each file is inspected: "auto" (processes when the archive is large enough),
+    # or a name of verifier.execute.EXECUTORS; ``scheduler``: a Dask scheduler address
+    executor: str = "auto"
+    scheduler: str | None = None
     stages: frozenset[str] = frozenset({"integrity", "validity", "consistency"})
     progress: Any = None  # called with (stage, done, total); the CLI draws a progress bar
     # Records kept whole (besides the assertion spec), for views: the case catalogue.

@@ -1,0 +1,88 @@
+"""The interface every executor implements.
+
+An executor runs a pure, module-level function over a sequence of small picklable tasks and
+yields the results **in task order**, whatever ran them and however many workers took part:
+that order is what makes every report byte-identical across executors and worker counts.
+
+``fn(context, batch)`` receives the context (built once by the plan: the schema bundle, the
+values each file must yield) and a list of tasks, and returns one result per task. The
+context is handed to each worker once, never inherited through ``fork`` and never read from
+a module global, so a worker started with ``spawn`` (or on another machine) behaves the same.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Iterator, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+C = TypeVar("C")
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: ``fn(context, batch) -> results`` (one per task, in batch order); module-level, picklable
+BatchFn = Callable[[Any, list[Any]], list[Any]]
+
+
+class ExecutorError(RuntimeError):
+    """A worker failed (its message holds the worker's traceback) or could not be reached:
+    the run cannot go on. Never raised for bad archive content, which is a finding."""
+
+
+class Executor(abc.ABC):
+    """Runs batches of tasks, here or elsewhere. Use as a context manager."""
+
+    #: the registry name (``inline``, ``processes``, ``dask``)
+    name: str = "executor"
+
+    @abc.abstractmethod
+    def map(
+        self,
+        fn: BatchFn,
+        context: Any,
+        tasks: Sequence[Any],
+        weight: Callable[[Any], int] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> Iterator[Any]:
+        """``fn`` over batches of ``tasks`` (cut by ``weight``, bytes say), results in task
+        order; ``progress`` is called with how many tasks each finished batch held."""
+
+    def describe(self) -> dict[str, Any]:
+        """What ran, for the audit record (never for the report, which must not depend on
+        it): the executor's name, how many workers, and which processes served batches."""
+        return {"executor": self.name}
+
+    def close(self) -> None:  # noqa: B027 (the inline executor holds nothing)
+        """Stop the workers this executor started (never a cluster it was pointed at)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+BATCH_WEIGHT = 4 << 20
+BATCH_ITEMS = 512
+
+
+def batches(tasks: Sequence[T], weight: Callable[[T], int] | None = None) -> Iterator[list[T]]:
+    """``tasks`` cut into consecutive batches of at most :data:`BATCH_ITEMS` tasks or about
+    :data:`BATCH_WEIGHT` (by ``weight``), in order."""
+    current: list[T] = []
+    load = 0
+    for task in tasks:
+        w = weight(task) if weight is not None else 1
+        if current and (load + w > BATCH_WEIGHT or len(current) >= BATCH_ITEMS):
+            yield current
+            current, load = [], 0
+        current.append(task)
+        load += w
+    if current:
+        yield current
