@@ -13,11 +13,11 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from verifier.formats.clean import clean
 from verifier.jsonwrite import dumps_report
 from verifier.options import source_date_epoch
 from verifier.pipeline import Run
 from verifier.sources.safety import Limits
+from verifier.views.clean import clean
 
 AUDIT_VERSION = 1
 SCHEMA_ID = "https://verifier.invalid/schemas/audit.schema.json"

@@ -56,7 +56,7 @@ for _name in COMMANDS:
 
 def _fail(message: str) -> NoReturn:
     # one line, whatever the message quotes (a case id, a file name): escapes, never controls
-    from verifier.formats.inert import visible
+    from verifier.views.inert import visible
 
     print(f"verify-evidence: error: {visible(message)}", file=sys.stderr)
     sys.exit(EXIT_USAGE)
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
             if type(exc).__name__ == "NoArgsIsHelpError":
                 _fail(f"missing command ({', '.join(COMMANDS)}); see 'verify-evidence --help'")
             _fail(exc.format_message())
-        from verifier.formats.inert import visible
+        from verifier.views.inert import visible
 
         print(
             f"verify-evidence: internal error: {type(exc).__name__}: {visible(str(exc))}",

@@ -319,7 +319,9 @@ def severity_of(code: str) -> Severity:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem found by a stage."""
+    """One problem: found by a stage of ``check``, by ``coverage``, or in a transcript
+    (``transcript check``: there ``index``, ``call_id`` and ``tool`` name the message, call id
+    and tool it concerns). The one finding type of every report."""
 
     code: str
     path: str
@@ -327,6 +329,9 @@ class Finding:
     pointer: str | None = None
     line: int | None = None
     hint: str | None = None
+    index: int | None = None
+    call_id: str | None = None
+    tool: str | None = None
 
     @property
     def stage(self) -> Stage:
@@ -350,8 +355,14 @@ class Finding:
             out["pointer"] = self.pointer
         if self.line is not None:
             out["line"] = self.line
-        if self.hint is not None:
-            out["hint"] = self.hint
+        for key, value in (
+            ("hint", self.hint),
+            ("index", self.index),
+            ("callId", self.call_id),
+            ("tool", self.tool),
+        ):
+            if value is not None:
+                out[key] = value
         return out
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import REPO, check_golden
 from tests.tampered import tamper
-from verifier.formats import FORMATS as RENDERERS
+from verifier.views.check import CHECK as RENDERERS
 
 GOLDEN = REPO / "tests" / "golden" / "check"
 FORMATS = {

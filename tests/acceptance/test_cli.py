@@ -179,7 +179,7 @@ def test_rich_view_on_a_terminal(archive: Path) -> None:
     from rich.console import Console
 
     from verifier import verify
-    from verifier.terminal import show
+    from verifier.views.check.rich_view import show
 
     (archive / "evidence/stray.json").write_text("{}")
     console = Console(record=True, width=120, force_terminal=True)

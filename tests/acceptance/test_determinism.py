@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.tampered import tamper
-from verifier.formats import FORMATS
+from verifier.views.check import CHECK as FORMATS
 
 RUNS = (("0", "1"), ("4242", "2"))  # (PYTHONHASHSEED, --jobs)
 

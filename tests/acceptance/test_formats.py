@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import REPO, require_module
 from verifier import verify
 from verifier.commands.check import Format
-from verifier.formats import FORMATS
+from verifier.views.check import CHECK as FORMATS
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "schemas"
 

@@ -238,7 +238,7 @@ def test_rich_view_marks_unverified_cells(archive: Path) -> None:
 
     from verifier import verify
     from verifier.table import build_table
-    from verifier.table.rich_view import show
+    from verifier.views.table.rich_view import show
 
     path = archive / E1
     path.write_text(

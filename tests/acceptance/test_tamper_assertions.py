@@ -88,7 +88,7 @@ def test_junit_reports_each_assertion_finding_as_the_stage_filed_it(archive: Pat
     import xml.etree.ElementTree as ET
 
     from verifier import verify
-    from verifier.formats import FORMATS
+    from verifier.views.check import CHECK as FORMATS
 
     spec: dict[str, Any] = json.loads((archive / SPEC).read_text(encoding="utf-8"))
     spec["assertions"][0]["select"]["pointer"] = "nope"

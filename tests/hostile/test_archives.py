@@ -30,7 +30,7 @@ from tests.hostile.archives_build import (
     zip_of,
 )
 from tests.hostile.harness import Run, assert_safe, run_cli
-from verifier.formats.inert import visible
+from verifier.views.inert import visible
 
 MIB = 1 << 20
 BOMB = 256 * MIB

@@ -23,9 +23,9 @@ from verifier.coverage.report import (
     MutantOutcome,
     Mutation,
 )
-from verifier.coverage.views import FORMATS
-from verifier.coverage.views.rich_view import render as render_rich
 from verifier.model import CODES, Finding, Stage
+from verifier.views.coverage import COVERAGE as FORMATS
+from verifier.views.coverage.rich_view import render as render_rich
 
 SCHEMA = REPO / "schemas" / "coverage.schema.json"
 HOSTILE = "\x1b[31mred\x1b]0;title\x07 <script>x</script> [a](javascript:1) | *b* `c`\ninjected"

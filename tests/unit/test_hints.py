@@ -170,7 +170,7 @@ def test_a_stale_manifest_line_in_git_names_the_older_commit(tmp_path: Path) -> 
 
 
 def test_hints_appear_in_the_text_and_json_views(tmp_path: Path) -> None:
-    from verifier.formats import FORMATS
+    from verifier.views.check import CHECK as FORMATS
 
     root = write_archive(tmp_path, {"data/notes.txt": TEXT}, manifest=False)
     with_manifest(root, [f"{sha(CRLF)}  data/notes.txt"])

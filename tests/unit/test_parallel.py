@@ -19,9 +19,9 @@ import verifier.parallel
 from tests.conftest import REPO, require_module, write_archive
 from tests.spread import spread_reads
 from verifier import verify
-from verifier.formats import FORMATS
 from verifier.parallel import Workers
 from verifier.pipeline import Options, run
+from verifier.views.check import CHECK as FORMATS
 
 
 @pytest.fixture

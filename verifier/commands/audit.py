@@ -86,8 +86,8 @@ def audit(
     """
     from verifier.audit import audit_record, render, timestamp
     from verifier.commands.output import write
-    from verifier.formats import FORMATS
     from verifier.pipeline import Options, UsageError, run
+    from verifier.views.check import CHECK
 
     location, more = source_options(source, git, rev, base, max_bytes, max_ratio)
     created_at = timestamp()  # a malformed SOURCE_DATE_EPOCH stops before any work
@@ -103,7 +103,7 @@ def audit(
         sys.stdout.write(record)
     else:
         write(output, record)
-        sys.stdout.write(FORMATS["text"](result.report))
+        sys.stdout.write(CHECK["text"](result.report))
     return EXIT_FINDINGS if result.report.fails(threshold(fail_on)) else EXIT_OK
 
 

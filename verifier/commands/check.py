@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,7 +22,12 @@ from verifier.commands import (
     threshold,
     use_rich,
 )
-from verifier.commands.output import ORDER_KEY, OrderedOptionsCommand
+from verifier.commands.output import (
+    ORDER_KEY,
+    OrderedOptionsCommand,
+    format_choices,
+    format_help,
+)
 from verifier.commands.sourceopts import (
     BaseOpt,
     GitOpt,
@@ -32,20 +37,15 @@ from verifier.commands.sourceopts import (
     SourceArg,
     source_options,
 )
+from verifier.views.check import CHECK
 
+if TYPE_CHECKING:
 
-class Format(StrEnum):
-    """The choices of --format: every format registered in verifier.formats, plus auto (rich
-    on a terminal). Kept here, not imported from the registry, so start-up stays light; a test
-    checks that the two agree."""
+    class Format(StrEnum):  # what mypy sees; at run time, every name in the registry
+        AUTO = "auto"
 
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
-    JUNIT = "junit"
-    SARIF = "sarif"
-    GITHUB = "github"
+else:
+    Format = format_choices("Format", CHECK)  # the choices of --format: auto, then CHECK's
 
 
 def check(
@@ -56,9 +56,11 @@ def check(
         typer.Option(
             "--format",
             "-f",
-            help="auto (rich on a terminal, text otherwise), text, json, markdown, junit, sarif "
-            "or github. Repeatable; each goes to the --output given right after it, or to "
-            "standard output (one format at most).",
+            help=format_help(
+                CHECK,
+                " Repeatable; each goes to the --output given right after it, or to standard "
+                "output (one format at most).",
+            ),
             case_sensitive=False,
         ),
     ] = None,
@@ -108,7 +110,6 @@ def check(
     --format junit -o junit.xml
     """
     from verifier.commands.output import plan, tokens, write
-    from verifier.formats import FORMATS
     from verifier.pipeline import Options, verify
 
     given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
@@ -135,11 +136,12 @@ def check(
         if quiet and path is None:
             continue
         if name == Format.AUTO and path is None and use_rich(True, no_color):
-            from verifier.terminal import console, show
+            from verifier.terminal import console
+            from verifier.views.check.rich_view import show
 
             show(report, console())
             continue
-        write(path, FORMATS["text" if name == Format.AUTO else name](report))
+        write(path, CHECK["text" if name == Format.AUTO else name](report))
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
 
 

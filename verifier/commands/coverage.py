@@ -29,7 +29,12 @@ from verifier.commands import (
     threshold,
     use_rich,
 )
-from verifier.commands.output import ORDER_KEY, OrderedOptionsCommand
+from verifier.commands.output import (
+    ORDER_KEY,
+    OrderedOptionsCommand,
+    format_choices,
+    format_help,
+)
 from verifier.commands.sourceopts import (
     BaseOpt,
     GitOpt,
@@ -39,20 +44,17 @@ from verifier.commands.sourceopts import (
     SourceArg,
     source_options,
 )
+from verifier.views.coverage import COVERAGE
 
 if TYPE_CHECKING:
     from verifier.coverage import MutationOptions
     from verifier.coverage.report import CoverageReport
 
+    class CoverageFormat(StrEnum):  # what mypy sees; at run time, every name in the registry
+        AUTO = "auto"
 
-class CoverageFormat(StrEnum):
-    """The choices of --format: every view in verifier.coverage.views, plus auto (rich on a
-    terminal). Kept here so start-up stays light; a test checks that the two agree."""
-
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
+else:
+    CoverageFormat = format_choices("CoverageFormat", COVERAGE)  # auto, then COVERAGE's names
 
 
 FormatOpt = Annotated[
@@ -60,8 +62,11 @@ FormatOpt = Annotated[
     typer.Option(
         "--format",
         "-f",
-        help="auto (rich on a terminal, text otherwise), text, json or markdown. Repeatable; "
-        "each goes to the --output given right after it, or to standard output (one at most).",
+        help=format_help(
+            COVERAGE,
+            " Repeatable; each goes to the --output given right after it, or to standard "
+            "output (one at most).",
+        ),
         case_sensitive=False,
     ),
 ]
@@ -188,18 +193,17 @@ def emit(
 ) -> None:
     """Write each requested view to its destination."""
     from verifier.commands.output import write
-    from verifier.coverage.views import FORMATS
 
     for name, path in pairs:
         if quiet and path is None:
             continue
         if name == CoverageFormat.AUTO and path is None and use_rich(True, no_color):
-            from verifier.coverage.views.rich_view import show
             from verifier.terminal import console
+            from verifier.views.coverage.rich_view import show
 
             show(report, console())
             continue
-        write(path, FORMATS["text" if name == CoverageFormat.AUTO else name](report))
+        write(path, COVERAGE["text" if name == CoverageFormat.AUTO else name](report))
 
 
 def coverage(

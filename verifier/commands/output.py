@@ -19,15 +19,21 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperCommand
 
 from verifier.atomicwrite import write_atomic
 from verifier.errors import UsageError
 
+if TYPE_CHECKING:
+    from verifier.views.interface import Registry
+
 ORDER_KEY = "verifier.option-order"
+
+AUTO = "auto"  # the choice every command adds to its registry's: rich on a terminal, else text
 
 Token = tuple[str, str]  # ("format" | "output", the value as given)
 
@@ -44,6 +50,21 @@ class OrderedOptionsCommand(TyperCommand):
         ctx.meta[ORDER_KEY] = [param.name for param in order]
         result: list[str] = super().parse_args(ctx, args)
         return result
+
+
+def format_choices(name: str, registry: Registry[Any]) -> type[StrEnum]:
+    """A command's ``--format`` choices as the enum typer turns into a choice option: ``auto``,
+    then every name ``registry`` holds, in its order (no renderer is imported)."""
+    functional: Any = StrEnum  # the functional API: mypy types only literal member lists
+    choices: type[StrEnum] = functional(
+        name, [(choice.upper(), choice) for choice in registry.choices(AUTO)]
+    )
+    return choices
+
+
+def format_help(registry: Registry[Any], more: str = "") -> str:
+    """The ``--format`` help: ``auto (rich on a terminal, text otherwise), text or json.``"""
+    return f"{AUTO} (rich on a terminal, text otherwise), {registry.listing()}.{more}"
 
 
 def tokens(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,15 +21,16 @@ from verifier.commands import (
     threshold,
     use_rich,
 )
+from verifier.commands.output import format_choices, format_help
+from verifier.views.table import TABLE
 
+if TYPE_CHECKING:
 
-class TableFormat(StrEnum):
-    AUTO = "auto"
-    TEXT = "text"
-    MARKDOWN = "markdown"
-    JSON = "json"
-    CSV = "csv"
-    HTML = "html"
+    class TableFormat(StrEnum):  # what mypy sees; at run time, every name in the registry
+        AUTO = "auto"
+
+else:
+    TableFormat = format_choices("TableFormat", TABLE)  # auto, then TABLE's names
 
 
 def table(
@@ -39,7 +40,7 @@ def table(
         typer.Option(
             "--format",
             "-f",
-            help="auto (rich on a terminal, text otherwise), text, markdown, json, csv or html.",
+            help=format_help(TABLE),
             case_sensitive=False,
         ),
     ] = TableFormat.AUTO,
@@ -71,7 +72,8 @@ def table(
     Example: verify-evidence table . --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
     from verifier.pipeline import Options, UsageError, verify
-    from verifier.table import DEFAULT_CATALOGUE, FORMATS, build_table
+    from verifier.table import DEFAULT_CATALOGUE, build_table
+    from verifier.views.table import TableView
 
     catalogue = catalogue or DEFAULT_CATALOGUE
     report = verify(root, Options(manifest=optional_path(manifest), documents=(catalogue,)))
@@ -86,13 +88,13 @@ def table(
             raise UsageError(f"no case {case!r} in the catalogue (cases: {known})")
         row = matches[0]
     if use_rich(fmt is TableFormat.AUTO and row is None, no_color):
-        from verifier.table.rich_view import show
         from verifier.terminal import console
+        from verifier.views.table.rich_view import show
 
         show(outcome, console())
     else:
-        render_table, render_case = FORMATS["text" if fmt is TableFormat.AUTO else fmt.value]
-        sys.stdout.write(render_table(outcome) if row is None else render_case(outcome, row))
+        render = TABLE["text" if fmt is TableFormat.AUTO else fmt.value]
+        sys.stdout.write(render(TableView(outcome, row)))
     return EXIT_OK if outcome.ok else EXIT_FINDINGS
 
 

@@ -26,11 +26,16 @@ from verifier.commands import (
     threshold,
     use_rich,
 )
+from verifier.commands.output import format_choices, format_help
+from verifier.views.transcript import TRANSCRIPT
 
 if TYPE_CHECKING:
-    from rich.console import Console
 
-    from verifier.transcripts.check import TranscriptReport
+    class Format(StrEnum):  # what mypy sees; at run time, every name in the registry
+        AUTO = "auto"
+
+else:
+    Format = format_choices("Format", TRANSCRIPT)  # auto, then TRANSCRIPT's names
 
 # The registry's names, spelled out so that start-up does not import the adapters; a test
 # checks they agree with verifier.transcripts.SHAPES.
@@ -46,12 +51,6 @@ ShapeOpt = Annotated[
         help=f"The message shape ({SHAPE_NAMES}); detected when not given.",
     ),
 ]
-
-
-class Format(StrEnum):
-    AUTO = "auto"
-    TEXT = "text"
-    JSON = "json"
 
 
 app = typer.Typer(
@@ -76,7 +75,7 @@ def _group(ctx: typer.Context) -> None:
 
 
 def _cannot(message: str) -> int:
-    from verifier.formats.inert import visible
+    from verifier.views.inert import visible
 
     print(f"verify-evidence: error: {visible(message)}", file=sys.stderr)
     return EXIT_USAGE
@@ -91,7 +90,7 @@ def check(
         typer.Option(
             "--format",
             "-f",
-            help="auto (rich on a terminal, text otherwise), text or json.",
+            help=format_help(TRANSCRIPT),
             case_sensitive=False,
         ),
     ] = Format.AUTO,
@@ -110,12 +109,11 @@ def check(
         return _cannot(str(exc))
     if fmt is Format.AUTO and use_rich(True, no_color):
         from verifier.terminal import console
+        from verifier.views.transcript.rich_view import show
 
-        _show(report, console())
+        show(report, console())
     else:
-        from verifier.transcripts.report import FORMATS
-
-        sys.stdout.write(FORMATS["text" if fmt is Format.AUTO else fmt.value](report))
+        sys.stdout.write(TRANSCRIPT["text" if fmt is Format.AUTO else fmt.value](report))
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
 
 
@@ -157,7 +155,7 @@ def repair(
             _write(target, result.output)
         except OSError as exc:
             return _cannot(f"cannot write {target}: {exc.strerror or exc}")
-    from verifier.formats.inert import visible
+    from verifier.views.inert import visible
 
     for line in result.summary():  # call ids and tool names come from the transcript
         print(visible(line), file=sys.stderr)
@@ -179,36 +177,6 @@ def _write(target: str, data: bytes) -> None:
     from verifier.atomicwrite import write_atomic
 
     write_atomic(target, data)
-
-
-def _show(report: TranscriptReport, out: Console) -> None:
-    from rich.text import Text
-
-    from verifier.formats.text import count_line
-    from verifier.terminal import SEVERITY_STYLE, grid, plain
-    from verifier.transcripts.report import file_detail, location
-
-    table = grid(("transcript", "status", "read as"), box=None, pad_edge=False)
-    for f in report.files:
-        status = Text("passed", "bold green") if f.ok else Text("failed", "bold red")
-        table.add_row(plain(f.path), status, plain(file_detail(f)))
-    out.print(table)
-    out.print(Text(report.summary_line, style="bold"))
-    items = [(f.path, x) for f in report.files for x in f.findings]
-    if not items:
-        out.print(Text("No findings.", style="green"))
-        return
-    findings = grid(
-        ("severity", "where", "code", "message"), title=Text(count_line([x for _, x in items]))
-    )
-    for path, x in items:
-        findings.add_row(
-            Text(x.severity.value, style=SEVERITY_STYLE[x.severity]),
-            Text(location(path, x)),
-            Text(x.code, style="red"),
-            plain(x.message),
-        )
-    out.print(findings)
 
 
 def register(parent: typer.Typer) -> None:

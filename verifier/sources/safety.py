@@ -10,7 +10,7 @@ builds an :class:`Index`, the only view the rest of the verifier gets:
   (``source.unsafe-member``), and so is a name the source's own reader found ambiguous (a zip
   name that differs between the central directory and the local header); the finding names
   the raw name, NUL and all, so it is never mistaken for the real member (every output
-  format shows it with visible escapes: :mod:`verifier.formats.inert`);
+  format shows it with visible escapes: :mod:`verifier.views.inert`);
 * symbolic links, hard links, devices, FIFOs and sockets are never read or followed: they are
   :attr:`Kind.LINK` or :attr:`Kind.OTHER`, exactly as in a folder, and the integrity stage
   reports them when the manifest lists them or they lie in its scope; an entry below a link

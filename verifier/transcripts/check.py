@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier import __version__
-from verifier.model import Severity, severity_of
+from verifier.model import Finding, Severity
 from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.document import Document, DocumentError, parse
 from verifier.transcripts.model import MALFORMED, Entry, Pairing, pair
@@ -24,38 +24,15 @@ class CannotRun(Exception):
     """The command cannot check this input at all (exit 2)."""
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptFinding:
-    """One problem in one transcript: the message index, call id and tool name it concerns."""
+IN_FILE = ""  # the path of a transcript's findings: the file's report names the file
 
-    code: str
-    message: str
-    index: int | None = None
-    call_id: str | None = None
-    tool: str | None = None
-    line: int | None = None
-    pointer: str | None = None
 
-    @property
-    def severity(self) -> Severity:
-        return severity_of(self.code)
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "code": self.code,
-            "severity": self.severity.value,
-            "message": self.message,
-        }
-        for key, value in (
-            ("index", self.index),
-            ("callId", self.call_id),
-            ("tool", self.tool),
-            ("line", self.line),
-            ("pointer", self.pointer),
-        ):
-            if value is not None:
-                out[key] = value
-        return out
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    """A finding as ``schemas/transcript-report.schema.json`` has it: without a path, which
+    the file's entry gives."""
+    out = finding.to_dict()
+    del out["path"]
+    return out
 
 
 @dataclass(slots=True)
@@ -68,7 +45,7 @@ class FileReport:
     messages: int = 0
     calls: int = 0
     results: int = 0
-    findings: list[TranscriptFinding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -87,7 +64,7 @@ class FileReport:
             "calls": self.calls,
             "results": self.results,
             "ok": self.ok,
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [finding_dict(f) for f in self.findings],
         }
 
 
@@ -139,13 +116,20 @@ class Loaded:
     entries: list[Entry]
     pairing: Pairing
 
-    def findings(self) -> list[TranscriptFinding]:
+    def findings(self) -> list[Finding]:
         out = []
         for p in self.pairing.problems:
             line, pointer = self.document.locate(p.index, p.pointer)
             out.append(
-                TranscriptFinding(
-                    p.code, p.message + ".", p.index, p.call_id or None, p.tool, line, pointer
+                Finding(
+                    p.code,
+                    IN_FILE,
+                    p.message + ".",
+                    pointer,
+                    line,
+                    index=p.index,
+                    call_id=p.call_id or None,
+                    tool=p.tool,
                 )
             )
         return out
@@ -173,7 +157,7 @@ def read_bytes(path: str) -> bytes:
 class Malformed(Exception):
     """The input is not JSON / JSON Lines, or does not fit its shape."""
 
-    def __init__(self, finding: TranscriptFinding, shape: str | None, source: str) -> None:
+    def __init__(self, finding: Finding, shape: str | None, source: str) -> None:
         super().__init__(finding.message)
         self.finding = finding
         self.shape = shape
@@ -187,7 +171,7 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
     try:
         document = parse(data, name)
     except DocumentError as exc:
-        finding = TranscriptFinding(MALFORMED, f"Not JSON or JSON Lines: {exc}.", line=exc.line)
+        finding = Finding(MALFORMED, IN_FILE, f"Not JSON or JSON Lines: {exc}.", line=exc.line)
         raise Malformed(finding, shape, "given" if shape else "none") from None
     if given is not None:
         chosen, source = given, "given"
@@ -195,19 +179,20 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         try:
             chosen, told = detect(document.messages)
         except UndetectableShape as exc:
-            finding = TranscriptFinding(exc.code, f"Not read as a transcript: {exc}.")
+            finding = Finding(exc.code, IN_FILE, f"Not read as a transcript: {exc}.")
             raise Malformed(finding, None, "none") from None
         source = "detected" if told else "assumed"
     try:
         entries = chosen.entries(document.messages)
     except ShapeError as exc:
         line, pointer = document.locate(exc.index, exc.pointer)
-        finding = TranscriptFinding(
+        finding = Finding(
             MALFORMED,
+            IN_FILE,
             f"Not a {chosen.name} transcript: {exc}.",
-            exc.index,
-            line=line,
-            pointer=pointer,
+            pointer,
+            line,
+            index=exc.index,
         )
         raise Malformed(finding, chosen.name, source) from None
     return Loaded(document, chosen, source, entries, pair(entries))

@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.model import Severity
-from verifier.transcripts.check import CannotRun, Malformed, TranscriptFinding, load
+from verifier.model import Finding, Severity
+from verifier.transcripts.check import CannotRun, Malformed, load
 from verifier.transcripts.interface import Shape
 from verifier.transcripts.model import Call, Pairing, Result
 
@@ -53,7 +53,7 @@ class RepairResult:
     output: bytes
     added: list[Added] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
-    remaining: list[TranscriptFinding] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from verifier.table.model import NOT_RECORDED, CaseRow, Cell
+from verifier.table.build import NOT_RECORDED, CaseRow, Cell
 
 HEADERS = (
     "Case",

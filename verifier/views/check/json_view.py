@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from verifier.formats.clean import clean
 from verifier.jsonwrite import dumps_report
 from verifier.model import Report
+from verifier.views.clean import clean
 
 
 def render(report: Report) -> str:

@@ -1,18 +1,19 @@
 """Plain text: the verification status first, then one block per case (or one case in depth).
 
-Each line goes through :func:`verifier.formats.inert.visible`: a newline or a control sequence
+Each line goes through :func:`verifier.views.inert.visible`: a newline or a control sequence
 in a record value is an escape, never a line or a terminal command of its own.
 """
 
 from __future__ import annotations
 
-from verifier.formats.inert import visible
-from verifier.table.columns import HEADERS, problem_lines, row_values
-from verifier.table.columns import groups as columns_groups
-from verifier.table.model import CaseRow, OutcomeTable
+from verifier.table.build import CaseRow, OutcomeTable
+from verifier.views.inert import visible
+from verifier.views.table import TableView
+from verifier.views.table.columns import HEADERS, problem_lines, row_values
+from verifier.views.table.columns import groups as columns_groups
 
 
-def render(table: OutcomeTable) -> str:
+def render_table(table: OutcomeTable) -> str:
     lines = [table.status_line()]
     lines.extend(f"catalogue problem: {p}" for p in table.problems)
     width = max(len(h) for h in HEADERS[2:])
@@ -55,3 +56,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines.append("  files:")
     lines.extend(f"    {digest or '(no digest)'}  {path}" for path, digest in row.files)
     return "\n".join(visible(line) for line in lines) + "\n"
+
+
+def render(view: TableView) -> str:
+    return view.pick(render_table, render_case)

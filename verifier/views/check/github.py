@@ -2,16 +2,16 @@
 ``::notice`` by its severity), then a summary.
 
 Annotations appear on the files in a pull request's diff. Archive text goes through
-:func:`verifier.formats.inert.github_data` and :func:`~verifier.formats.inert.github_property`:
+:func:`verifier.views.inert.github_data` and :func:`~verifier.views.inert.github_property`:
 control characters are visible escapes, and ``%``, CR and LF (and ``:`` and ``,`` in
 properties) are escaped as the runner expects, so no text can end a command or start another.
 """
 
 from __future__ import annotations
 
-from verifier.formats.inert import github_data, github_property
-from verifier.formats.text import count_line
 from verifier.model import Report, Severity
+from verifier.views.findings import count_line
+from verifier.views.inert import github_data, github_property
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 

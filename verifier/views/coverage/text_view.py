@@ -2,16 +2,16 @@
 the files not audited, the mutation results when ``--mutate`` ran, and the findings.
 
 Deterministic: no colour, no width, no timestamps. Archive text is shown through
-:func:`verifier.formats.inert.visible`: a newline or a control sequence in a name or a value
+:func:`verifier.views.inert.visible`: a newline or a control sequence in a name or a value
 is an escape, never a second line.
 """
 
 from __future__ import annotations
 
 from verifier.coverage.report import CoverageReport
-from verifier.coverage.views import summary as s
-from verifier.formats.inert import visible
-from verifier.formats.text import count_line, finding_line
+from verifier.views.coverage import summary as s
+from verifier.views.findings import count_line, finding_line
+from verifier.views.inert import visible
 
 
 def _header(report: CoverageReport) -> list[str]:

@@ -1,16 +1,17 @@
 """Markdown, fit for a CI step summary (``$GITHUB_STEP_SUMMARY``).
 
-Every string from the archive goes through :func:`verifier.formats.inert.markdown` and is
+Every string from the archive goes through :func:`verifier.views.inert.markdown` and is
 never put in a code span (a code span cannot escape a backtick): no raw HTML, comment opener,
 link, emphasis or cell separator of a record survives.
 """
 
 from __future__ import annotations
 
-from verifier.formats.inert import markdown as _esc
-from verifier.table.columns import HEADERS, problem_lines, row_values
-from verifier.table.columns import groups as columns_groups
-from verifier.table.model import CaseRow, OutcomeTable
+from verifier.table.build import CaseRow, OutcomeTable
+from verifier.views.inert import markdown as _esc
+from verifier.views.table import TableView
+from verifier.views.table.columns import HEADERS, problem_lines, row_values
+from verifier.views.table.columns import groups as columns_groups
 
 
 def _mark(text: str) -> str:
@@ -23,7 +24,7 @@ def _status(table: OutcomeTable) -> list[str]:
     return lines
 
 
-def render(table: OutcomeTable) -> str:
+def render_table(table: OutcomeTable) -> str:
     lines = _status(table)
     lines.append("| " + " | ".join(HEADERS) + " |")
     lines.append("|" + "---|" * len(HEADERS))
@@ -66,3 +67,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines.append("")
     lines.extend(f"- {_esc(aid)}: {_esc(status)}" for aid, status in row.assertions)
     return "\n".join(lines) + "\n"
+
+
+def render(view: TableView) -> str:
+    return view.pick(render_table, render_case)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from verifier.formats.clean import clean
 from verifier.jsonwrite import dumps_report
-from verifier.table.model import CaseRow, OutcomeTable
+from verifier.table.build import CaseRow, OutcomeTable
+from verifier.views.clean import clean
+from verifier.views.table import TableView
 
 
 def _dump(data: object) -> str:
     return dumps_report(clean(data)) + "\n"
 
 
-def render(table: OutcomeTable) -> str:
+def render_table(table: OutcomeTable) -> str:
     return _dump(table.to_dict())
 
 
@@ -19,3 +20,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     data = table.to_dict()
     data["cases"] = [row.to_dict()]
     return _dump(data)
+
+
+def render(view: TableView) -> str:
+    return view.pick(render_table, render_case)

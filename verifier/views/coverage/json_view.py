@@ -4,8 +4,8 @@ indent, LF; strings exactly as read (lone surrogates as ``\\udcXX`` escapes)."""
 from __future__ import annotations
 
 from verifier.coverage.report import CoverageReport
-from verifier.formats.clean import clean
 from verifier.jsonwrite import dumps_report
+from verifier.views.clean import clean
 
 
 def render(report: CoverageReport) -> str:

@@ -1,16 +1,16 @@
 """A Markdown summary of a coverage report, fit for ``$GITHUB_STEP_SUMMARY``.
 
 Archive text (paths, pointers, values, reasons, messages) goes through
-:func:`verifier.formats.inert.markdown` and never into a code span: no raw HTML, link,
+:func:`verifier.views.inert.markdown` and never into a code span: no raw HTML, link,
 emphasis or table-cell separator from a record survives.
 """
 
 from __future__ import annotations
 
 from verifier.coverage.report import CoverageReport
-from verifier.coverage.views import summary as s
-from verifier.formats.inert import markdown as esc
-from verifier.formats.text import count_line
+from verifier.views.coverage import summary as s
+from verifier.views.findings import count_line
+from verifier.views.inert import markdown as esc
 
 
 def _where(path: str, pointer: str | None) -> str:

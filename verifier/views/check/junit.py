@@ -2,7 +2,7 @@
 per assertion (consistency). Only a finding of severity error fails: it becomes a
 ``<failure>`` of its test case; warnings and notes are listed in the case's ``<system-out>``.
 
-Archive text goes through :func:`verifier.formats.inert.xml_text` (visible escapes for
+Archive text goes through :func:`verifier.views.inert.xml_text` (visible escapes for
 control and format characters, then XML escaping): the output holds only characters XML 1.0
 allows and parses with any XML parser. Deterministic: sorted cases, ``time="0"``, no
 timestamps or host names.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from verifier.formats.inert import xml_attr as quoteattr
-from verifier.formats.inert import xml_text as escape
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report, Severity, Stage
+from verifier.views.inert import xml_attr as quoteattr
+from verifier.views.inert import xml_text as escape
 
 Case = tuple[str, list[Finding]]
 

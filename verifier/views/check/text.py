@@ -2,17 +2,15 @@
 line each under a heading per severity.
 
 Finding lines read ``path[:line][#pointer]: code: message``, the shape editors and CI logs
-already link. Archive text is shown through :func:`verifier.formats.inert.visible`: a newline
+already link. Archive text is shown through :func:`verifier.views.inert.visible`: a newline
 or a control sequence in a name is an escape, never a second line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeVar
-
-from verifier.formats.inert import visible
-from verifier.model import Finding, Report, Severity, StageResult, StageStatus
+from verifier.model import Report, Severity, StageResult, StageStatus
+from verifier.views.findings import by_severity, count_line, finding_line
+from verifier.views.inert import visible
 
 
 def stage_detail(stage: StageResult) -> str:
@@ -35,44 +33,6 @@ def stage_detail(stage: StageResult) -> str:
         if name != Severity.ERROR.value and n
     ]
     return text + (f" ({', '.join(lesser)})" if lesser else "")
-
-
-def location(finding: Finding) -> str:
-    where = visible(finding.path)
-    if finding.line is not None:
-        where += f":{finding.line}"
-    if finding.pointer is not None:
-        where += f"#{visible(finding.pointer)}"
-    return where
-
-
-def finding_line(finding: Finding) -> str:
-    line = f"{location(finding)}: {finding.code}: {visible(finding.message)}"
-    if finding.hint:
-        line += f" (hint: {visible(finding.hint)})"
-    return line
-
-
-class HasSeverity(Protocol):
-    @property
-    def severity(self) -> Severity: ...
-
-
-T = TypeVar("T", bound=HasSeverity)
-
-
-def by_severity(findings: Iterable[T]) -> list[tuple[Severity, list[T]]]:
-    """Findings grouped by severity, errors first; empty groups left out; order kept."""
-    groups: dict[Severity, list[T]] = {s: [] for s in Severity}
-    for f in findings:
-        groups[f.severity].append(f)
-    return [(s, items) for s, items in groups.items() if items]
-
-
-def count_line(findings: Sequence[HasSeverity]) -> str:
-    """``3 finding(s) (2 error(s), 1 note(s))``."""
-    parts = [f"{len(items)} {s.value}(s)" for s, items in by_severity(findings)]
-    return f"{len(findings)} finding(s) ({', '.join(parts)})"
 
 
 def unchecked_line(report: Report) -> str | None:

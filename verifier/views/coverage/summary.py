@@ -15,9 +15,9 @@ from verifier.coverage.report import (
     MutantOutcome,
 )
 from verifier.coverage.report import percent as share
-from verifier.formats.text import by_severity
 from verifier.jsonwrite import dumps
 from verifier.model import Finding
+from verifier.views.findings import by_severity
 
 UNCOVERED = "coverage.uncovered"
 MAX_VALUE = 80  # characters of a tried or original value shown in a view for people

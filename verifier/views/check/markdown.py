@@ -2,15 +2,16 @@
 assertions, findings and, when the archive has a case catalogue, the outcome table.
 
 Archive text (names, messages, assertion ids) goes through
-:func:`verifier.formats.inert.markdown` and never into a code span: no raw HTML (``<!--``
+:func:`verifier.views.inert.markdown` and never into a code span: no raw HTML (``<!--``
 would hide the rest of a step summary), link, emphasis or cell separator survives.
 """
 
 from __future__ import annotations
 
-from verifier.formats.inert import markdown as _esc
-from verifier.formats.text import count_line, stage_detail, unchecked_line
 from verifier.model import AssertionStatus, Report
+from verifier.views.check.text import stage_detail, unchecked_line
+from verifier.views.findings import count_line
+from verifier.views.inert import markdown as _esc
 
 MAX_FINDINGS = 200
 
@@ -64,7 +65,7 @@ def render(report: Report) -> str:
         if len(findings) > MAX_FINDINGS:
             lines.append(f"\n{len(findings) - MAX_FINDINGS} more findings: see the JSON report.")
     from verifier.table import DEFAULT_CATALOGUE, build_table
-    from verifier.table.markdown_view import render as render_table
+    from verifier.views.table.markdown_view import render_table
 
     if report.records.document(report.content_path(DEFAULT_CATALOGUE)) is not None:
         lines += ["", "### Per-case outcomes", ""]

@@ -1,6 +1,6 @@
 """The rich view of the table for a terminal. Only the CLI imports this module.
 
-Cells are :class:`rich.text.Text` built from :func:`verifier.formats.inert.visible`, never
+Cells are :class:`rich.text.Text` built from :func:`verifier.views.inert.visible`, never
 markup: a record value such as ``[/bold]`` is shown as written.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from verifier.formats.inert import visible
-from verifier.table.columns import HEADERS, problem_lines, row_values
-from verifier.table.model import OutcomeTable
+from verifier.table.build import OutcomeTable
 from verifier.terminal import grid
+from verifier.views.inert import visible
+from verifier.views.table.columns import HEADERS, problem_lines, row_values
 
 _MARK = "\u26a0 "
 

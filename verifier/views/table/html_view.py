@@ -2,15 +2,16 @@
 
 It holds the verification status, the table, and for each case the evidence files behind it
 (paths and SHA-256 digests) and where every value came from. Every string goes through
-:func:`verifier.formats.inert.html_text`: no tag, comment or entity of a record survives.
+:func:`verifier.views.inert.html_text`: no tag, comment or entity of a record survives.
 """
 
 from __future__ import annotations
 
-from verifier.formats.inert import html_text as escape
-from verifier.table.columns import HEADERS, row_values
-from verifier.table.columns import groups as columns_groups
-from verifier.table.model import CaseRow, OutcomeTable
+from verifier.table.build import CaseRow, OutcomeTable
+from verifier.views.inert import html_text as escape
+from verifier.views.table import TableView
+from verifier.views.table.columns import HEADERS, row_values
+from verifier.views.table.columns import groups as columns_groups
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#111;max-width:90rem}
@@ -87,7 +88,7 @@ def _page(table: OutcomeTable, body: list[str]) -> str:
     return "\n".join([*head, *body, "</body></html>"]) + "\n"
 
 
-def render(table: OutcomeTable) -> str:
+def render_table(table: OutcomeTable) -> str:
     body = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADERS) + "</tr>"]
     for row in table.cases:
         values = row_values(row, _mark)
@@ -110,3 +111,7 @@ def render(table: OutcomeTable) -> str:
 
 def render_case(table: OutcomeTable, row: CaseRow) -> str:
     return _page(table, _case_section(row))
+
+
+def render(view: TableView) -> str:
+    return view.pick(render_table, render_case)

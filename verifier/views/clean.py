@@ -1,14 +1,14 @@
 """Make names printable: file names that are not UTF-8 are kept as ``\\udcXX`` escapes.
 
-:func:`clean_str` is :func:`verifier.formats.inert.exact`, for machine formats (JSON, SARIF);
-views for people use the other functions of :mod:`verifier.formats.inert`.
+:func:`clean_str` is :func:`verifier.views.inert.exact`, for machine formats (JSON, SARIF);
+views for people use the other functions of :mod:`verifier.views.inert`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from verifier.formats.inert import exact as clean_str
+from verifier.views.inert import exact as clean_str
 
 
 def clean(value: Any) -> Any:

@@ -1,6 +1,6 @@
 """CSV: one row per case (or, for one case, one row per value with its source).
 
-Every cell goes through :func:`verifier.formats.inert.csv_cell`: a value a spreadsheet would
+Every cell goes through :func:`verifier.views.inert.csv_cell`: a value a spreadsheet would
 run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR first) starts with ``'``.
 """
 
@@ -9,10 +9,11 @@ from __future__ import annotations
 import csv
 import io
 
-from verifier.formats.inert import csv_cell
-from verifier.table.columns import HEADERS, row_values
-from verifier.table.columns import groups as columns_groups
-from verifier.table.model import CaseRow, OutcomeTable
+from verifier.table.build import CaseRow, OutcomeTable
+from verifier.views.inert import csv_cell
+from verifier.views.table import TableView
+from verifier.views.table.columns import HEADERS, row_values
+from verifier.views.table.columns import groups as columns_groups
 
 
 def _write(rows: list[list[str]]) -> str:
@@ -22,7 +23,7 @@ def _write(rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
-def render(table: OutcomeTable) -> str:
+def render_table(table: OutcomeTable) -> str:
     rows = [["Verification", table.status_line()], ["Case id", *HEADERS]]
     rows.extend([row.id, *row_values(row)] for row in table.cases)
     return _write(rows)
@@ -49,3 +50,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
                 ]
             )
     return _write(rows)
+
+
+def render(view: TableView) -> str:
+    return view.pick(render_table, render_case)

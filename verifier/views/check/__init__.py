@@ -1,0 +1,26 @@
+"""The check report's formats (``verify-evidence check --format``, and the text ``audit``
+prints): one module per format, each with ``render(report: Report) -> str``; :data:`CHECK`
+feeds the CLI's choices and construction, and a test renders every member on the bundled
+archive and checks it against its schema where one is published. The rich terminal view
+(:mod:`.rich_view`) is the ``auto`` choice on a terminal; only the CLI imports it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from verifier.views.interface import Format, Registry
+
+if TYPE_CHECKING:
+    from verifier.model import Report
+
+CHECK: Registry[Report] = Registry(
+    "check",
+    Format("text", "verifier.views.check.text:render", ".txt"),
+    Format("json", "verifier.views.check.json_view:render", ".json"),
+    Format("markdown", "verifier.views.check.markdown:render", ".md"),
+    Format("junit", "verifier.views.check.junit:render", ".xml"),
+    Format("sarif", "verifier.views.check.sarif:render", ".sarif"),
+    Format("github", "verifier.views.check.github:render", ".txt"),
+)
+
+__all__ = ["CHECK"]

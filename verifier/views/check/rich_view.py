@@ -1,0 +1,64 @@
+"""The rich view of the check report for a terminal (``--format auto`` on a terminal). Only
+the CLI imports this module (and with it, rich); see :mod:`verifier.terminal` for how every
+string reaches rich: as :class:`rich.text.Text`, archive text through
+:func:`verifier.views.inert.visible`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from verifier.model import Report, StageStatus
+from verifier.terminal import SEVERITY_STYLE, grid, plain
+from verifier.views.check.text import stage_detail, unchecked_line
+from verifier.views.findings import count_line, location
+from verifier.views.inert import visible
+
+_STYLE = {
+    StageStatus.PASSED: "bold green",
+    StageStatus.FAILED: "bold red",
+    StageStatus.NOTHING_TO_CHECK: "yellow",
+    StageStatus.SKIPPED: "dim",
+}
+
+
+def show(report: Report, out: Console) -> None:
+    scope = ", ".join(s if s == "." else s + "/" for s in report.scope) or "(none)"
+    out.print(
+        Text.assemble(
+            ("verify-evidence ", "bold"),
+            report.tool_version,
+            ": ",
+            (visible(report.manifest), "cyan"),
+            f"  (unlisted files looked for in: {visible(scope)})",
+        )
+    )
+    table = grid(("stage", "status", "checked"), box=None, pad_edge=False)
+    for stage in report.stages:
+        detail = Text(stage_detail(stage))
+        if stage.note:
+            detail.append("\n" + visible(stage.note))
+        table.add_row(
+            Text(stage.stage.value), Text(stage.status.value, style=_STYLE[stage.status]), detail
+        )
+    out.print(table)
+    out.print(Text(report.summary_line, style="bold"))
+    unchecked = unchecked_line(report)
+    if unchecked:
+        out.print(Text(unchecked, style="yellow"))
+    findings = report.findings
+    if not findings:
+        out.print(Text("No findings.", style="green"))
+        return
+    ftable = grid(("severity", "where", "code", "message"), title=Text(count_line(findings)))
+    for finding in findings:
+        message = plain(finding.message)
+        if finding.hint:
+            message.append("\nhint: " + visible(finding.hint))
+        ftable.add_row(
+            Text(finding.severity.value, style=SEVERITY_STYLE[finding.severity]),
+            Text(location(finding)),
+            Text(finding.code, style="red"),
+            message,
+        )
+    out.print(ftable)

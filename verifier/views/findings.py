@@ -1,0 +1,50 @@
+"""How every view writes a finding (:class:`verifier.model.Finding`, the one finding type of
+check, coverage, table and transcript reports): its location ``path[:line][#pointer]``, its
+line ``location: code: message (hint: ...)``, and findings grouped and counted by severity.
+Archive text goes through :func:`verifier.views.inert.visible`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
+
+from verifier.model import Finding, Severity
+from verifier.views.inert import visible
+
+
+def location(finding: Finding) -> str:
+    where = visible(finding.path)
+    if finding.line is not None:
+        where += f":{finding.line}"
+    if finding.pointer is not None:
+        where += f"#{visible(finding.pointer)}"
+    return where
+
+
+def finding_line(finding: Finding) -> str:
+    line = f"{location(finding)}: {finding.code}: {visible(finding.message)}"
+    if finding.hint:
+        line += f" (hint: {visible(finding.hint)})"
+    return line
+
+
+class HasSeverity(Protocol):
+    @property
+    def severity(self) -> Severity: ...
+
+
+T = TypeVar("T", bound=HasSeverity)
+
+
+def by_severity(findings: Iterable[T]) -> list[tuple[Severity, list[T]]]:
+    """Findings grouped by severity, errors first; empty groups left out; order kept."""
+    groups: dict[Severity, list[T]] = {s: [] for s in Severity}
+    for f in findings:
+        groups[f.severity].append(f)
+    return [(s, items) for s, items in groups.items() if items]
+
+
+def count_line(findings: Sequence[HasSeverity]) -> str:
+    """``3 finding(s) (2 error(s), 1 note(s))``."""
+    parts = [f"{len(items)} {s.value}(s)" for s, items in by_severity(findings)]
+    return f"{len(findings)} finding(s) ({', '.join(parts)})"
