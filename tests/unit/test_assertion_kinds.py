@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from verifier.assertions import KINDS, Context, EvalError
 from verifier.model import Read
 from verifier.records import Records
-from verifier.transcripts.model import INTERRUPTED_MARKER
+from verifier.transcripts.pairing import INTERRUPTED_MARKER
 
 RECORDS: dict[str, Any] = {
     "a.json": {

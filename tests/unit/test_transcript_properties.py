@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from verifier.transcripts import SHAPES
 from verifier.transcripts.check import load
-from verifier.transcripts.model import INTERRUPTED_MARKER
+from verifier.transcripts.pairing import INTERRUPTED_MARKER
 from verifier.transcripts.repair import repair_bytes, repaired_messages
 
 # An abstract history: ("user", as_blocks), ("model", calls, text), ("results", answers,
@@ -176,7 +176,7 @@ def render_pi(history: list[Turn]) -> list[Any]:
     return out
 
 
-# --- each provider's ordering rules, independent of verifier.transcripts.model ---------------
+# --- each provider's ordering rules, independent of verifier.transcripts.pairing ---------------
 
 
 def chat_ok(msgs: list[Any]) -> bool:

@@ -17,7 +17,7 @@ from verifier.records import Records
 from verifier.transcripts import SHAPES, UndetectableShape, detect
 from verifier.transcripts.archive import check_transcript_records
 from verifier.transcripts.check import CannotRun, check_bytes, load
-from verifier.transcripts.model import INTERRUPTED_MARKER
+from verifier.transcripts.pairing import INTERRUPTED_MARKER
 from verifier.transcripts.repair import repair_bytes
 
 CASES = REPO / "tests" / "cases" / "transcripts"

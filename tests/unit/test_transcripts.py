@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.transcripts import pi
-from verifier.transcripts.model import (
+from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
     Boundary,
     Call,

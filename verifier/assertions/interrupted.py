@@ -28,7 +28,7 @@ from verifier.assertions.interface import (
 )
 from verifier.transcripts import ShapeError, UndetectableShape
 from verifier.transcripts.archive import shape_of
-from verifier.transcripts.model import pair
+from verifier.transcripts.pairing import pair
 
 
 class InterruptedToolResult(AssertionKind):

@@ -1,6 +1,6 @@
 """Tool-call transcripts: one common model, one adapter per message shape, one registry.
 
-The pairing rules live once, in :mod:`verifier.transcripts.model`; each module below only
+The pairing rules live once, in :mod:`verifier.transcripts.pairing`; each module below only
 maps its format onto that model and writes its own form of the explicit interruption result.
 The registry's order is the order ``--shape`` lists and detection falls back through.
 """

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.transcripts.interface import Shape, block_calls, message_at, string_at, text_of
-from verifier.transcripts.model import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
+from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
 
 class Anthropic(Shape):

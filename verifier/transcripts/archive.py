@@ -3,7 +3,7 @@
 Every parsed record whose ``recordKind`` is ``transcript`` and that holds a ``messages`` array
 is read with the shape its features tell (the bundled archive's records are Pi AI messages),
 exactly as ``transcript check`` detects it, and paired by
-:func:`verifier.transcripts.model.pair`. Each problem becomes a finding of the validity stage,
+:func:`verifier.transcripts.pairing.pair`. Each problem becomes a finding of the validity stage,
 pointing at the message (and part) it concerns. A history whose shape cannot be told is a
 finding too, never a guessed shape: ``transcript.ambiguous-shape`` when it looks like more
 than one shape, ``transcript.malformed`` when it fits none. A plain role/content history with
@@ -17,7 +17,7 @@ from typing import Any
 
 from verifier.model import Finding
 from verifier.transcripts import Shape, ShapeError, UndetectableShape, detect
-from verifier.transcripts.model import MALFORMED, pair
+from verifier.transcripts.pairing import MALFORMED, pair
 
 RECORD_KIND = "transcript"
 

@@ -17,7 +17,7 @@ from verifier import __version__
 from verifier.model import Finding, Severity
 from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.document import Document, DocumentError, parse
-from verifier.transcripts.model import MALFORMED, Entry, Pairing, pair
+from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, pair
 
 
 class CannotRun(Exception):

@@ -21,7 +21,7 @@ from typing import Any
 
 from verifier.jsonwrite import dumps
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at
-from verifier.transcripts.model import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
+from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
 
 def _get(part: dict[str, Any], camel: str, snake: str) -> Any:

@@ -2,7 +2,7 @@
 
 An adapter reads a list of native messages (already parsed JSON) into :class:`Entry` values,
 and knows how to write one explicit interruption result for a call in its own format. The
-pairing rules (:func:`verifier.transcripts.model.pair`) and the repair plan
+pairing rules (:func:`verifier.transcripts.pairing.pair`) and the repair plan
 (:mod:`verifier.transcripts.repair`) are shared; adapters hold no rules.
 
 Two layouts exist. In *message* shapes (OpenAI Chat, OpenAI Responses, Pi) every result is a
@@ -16,7 +16,7 @@ from __future__ import annotations
 import abc
 from typing import Any
 
-from verifier.transcripts.model import Call, Entry
+from verifier.transcripts.pairing import Call, Entry
 
 
 class ShapeError(ValueError):

@@ -19,7 +19,7 @@ from verifier.transcripts.interface import (
     string_at,
     text_of,
 )
-from verifier.transcripts.model import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
+from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
 
 def _synthetic_mark(msg: dict[str, Any]) -> bool:

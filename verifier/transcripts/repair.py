@@ -1,6 +1,6 @@
 """``transcript repair`` as a library: close every dangling call with an explicit result.
 
-The plan comes from one walk (:func:`verifier.transcripts.model.pair`), the same the checker
+The plan comes from one walk (:func:`verifier.transcripts.pairing.pair`), the same the checker
 makes:
 
 * every dangling call gets one synthetic result, ``not run: the turn was interrupted``, at
@@ -28,7 +28,7 @@ from typing import Any
 from verifier.model import Finding, Severity
 from verifier.transcripts.check import CannotRun, Malformed, load
 from verifier.transcripts.interface import Shape
-from verifier.transcripts.model import Call, Pairing, Result
+from verifier.transcripts.pairing import Call, Pairing, Result
 
 END = -1  # a slot after every part of the message
 

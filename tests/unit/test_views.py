@@ -1,0 +1,168 @@
+"""The report families share one renderer interface (:mod:`verifier.views.interface`): every
+registered renderer of every family renders the bundled archive's report, deterministically;
+each command's ``--format`` choices are ``auto`` plus its registry's names, read from the
+real click command; start-up imports the registries but no renderer; and the hostile-output
+tests hold every registered format to an oracle of its own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+from verifier.views.check import CHECK
+from verifier.views.coverage import COVERAGE
+from verifier.views.interface import Format, Registry
+from verifier.views.table import TABLE, TableView
+from verifier.views.transcript import TRANSCRIPT
+
+FAMILIES: dict[str, Registry[Any]] = {
+    "check": CHECK,
+    "table": TABLE,
+    "transcript": TRANSCRIPT,
+    "coverage": COVERAGE,
+}
+# where each family's --format lives in the CLI
+COMMANDS = {
+    "check": ("check",),
+    "table": ("table",),
+    "transcript": ("transcript", "check"),
+    "coverage": ("coverage",),
+}
+TRANSCRIPTS = sorted((REPO / "evidence").glob("*/transcript*.json"))
+DAMAGED_TRANSCRIPTS = sorted((REPO / "tests/cases/transcripts").glob("*/seed-004.json*"))
+
+
+def choices_of(path: tuple[str, ...]) -> tuple[str, ...]:
+    import typer.main
+
+    from verifier.cli import app
+
+    command: Any = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    (param,) = [p for p in command.params if p.name == "fmt"]
+    return tuple(param.type.choices)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_cli_choices_are_auto_and_the_registry(family: str) -> None:
+    registry = FAMILIES[family]
+    assert choices_of(COMMANDS[family]) == ("auto", *registry) == registry.choices("auto")
+    assert registry.family == family
+
+
+def reports() -> dict[str, list[Any]]:
+    """Reports of every family on the bundled archive (the transcript family: its transcript
+    records, and a damaged corpus file, so that findings are rendered too)."""
+    from verifier import verify
+    from verifier.coverage import audit
+    from verifier.pipeline import Options
+    from verifier.table import DEFAULT_CATALOGUE, build_table
+    from verifier.transcripts.check import check_files
+
+    report = verify(REPO, Options(documents=(DEFAULT_CATALOGUE,)))
+    table = build_table(report)
+    assert table.cases and not table.problems
+    return {
+        "check": [report],
+        "table": [TableView(table), *(TableView(table, row) for row in table.cases)],
+        "transcript": [
+            check_files([str(p) for p in TRANSCRIPTS]),
+            check_files([str(p) for p in DAMAGED_TRANSCRIPTS]),
+        ],
+        "coverage": [audit(REPO)],
+    }
+
+
+@pytest.fixture(scope="module")
+def bundled() -> dict[str, list[Any]]:
+    return reports()
+
+
+@pytest.mark.parametrize(
+    ("family", "name"), [(f, n) for f in sorted(FAMILIES) for n in FAMILIES[f]]
+)
+def test_every_registered_renderer_renders_the_bundled_archive(
+    family: str, name: str, bundled: dict[str, list[Any]]
+) -> None:
+    render = FAMILIES[family][name]
+    for report in bundled[family]:
+        first = render(report)
+        assert first and first.endswith("\n"), (family, name)
+        assert render(report) == first, (family, name)
+
+
+def test_the_bundled_inputs_are_what_the_test_says() -> None:
+    assert len(TRANSCRIPTS) >= 3 and len(DAMAGED_TRANSCRIPTS) >= 3
+    from verifier.transcripts.check import check_files
+
+    assert check_files([str(p) for p in TRANSCRIPTS]).findings == 0
+    assert check_files([str(p) for p in DAMAGED_TRANSCRIPTS]).findings > 0
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_entry_names_a_render_function_of_its_family(family: str) -> None:
+    registry = FAMILIES[family]
+    for name in registry:
+        entry = registry.format(name)
+        module, _, function = entry.where.partition(":")
+        assert module.startswith(f"verifier.views.{family}.") and function == "render"
+        assert entry.name == name and entry.suffix.startswith(".")
+        assert callable(registry[name])
+
+
+def test_a_registry_is_a_read_only_mapping_in_the_order_given() -> None:
+    registry: Registry[str] = Registry(
+        "demo",
+        Format("upper", "builtins:str", ".txt"),
+        Format("plain", "builtins:repr", ".txt"),
+    )
+    assert list(registry) == ["upper", "plain"] and len(registry) == 2
+    assert registry.choices("auto") == ("auto", "upper", "plain")
+    assert registry.listing() == "upper or plain"
+    assert registry["plain"]("x") == "'x'"
+    with pytest.raises(KeyError):
+        registry["nothing"]
+    with pytest.raises(TypeError):
+        registry["new"] = registry["plain"]  # type: ignore[index]
+    with pytest.raises(ValueError, match="twice"):
+        Registry("demo", Format("a", "builtins:str", ".txt"), Format("a", "builtins:str", ".x"))
+    assert Registry("one", Format("a", "builtins:str", ".txt")).listing() == "a"
+    assert CHECK.listing() == "text, json, markdown, junit, sarif or github"
+
+
+def test_start_up_imports_the_registries_but_no_renderer() -> None:
+    code = (
+        "import json, sys, verifier.cli; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('verifier.views'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == [
+        "verifier.views",
+        "verifier.views.check",
+        "verifier.views.coverage",
+        "verifier.views.interface",
+        "verifier.views.table",
+        "verifier.views.transcript",
+    ]
+
+
+def marked_formats(test: Callable[..., None]) -> set[str]:
+    (mark,) = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+    return set(mark.args[1])
+
+
+def test_the_hostile_output_tests_cover_every_registered_format() -> None:
+    from tests.hostile import test_output as hostile
+
+    assert {*hostile.CHECK_FILES, "json", "github"} == set(CHECK)
+    assert marked_formats(hostile.test_table_formats_are_inert_for_hostile_values) == set(TABLE)
+    assert marked_formats(hostile.test_transcript_check_is_inert) == set(TRANSCRIPT)
