@@ -10,6 +10,7 @@ control sequence in a record value is an escape, never sent to the terminal.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 
 from rich.console import Console
 from rich.table import Table
@@ -18,7 +19,9 @@ from rich.text import Text
 from verifier.model import Severity
 from verifier.views.inert import visible
 
-SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
+SEVERITY_STYLE = MappingProxyType(
+    {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
+)
 
 
 def plain(text: str, style: str = "") -> Text:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from html import escape as _html_escape
+from types import MappingProxyType
 
 # C0 controls, DEL and C1 controls; the soft hyphen and other Unicode format characters (Cf:
 # bidi marks, embeddings, overrides and isolates, zero-width characters, word joiner, invisible
@@ -50,7 +51,7 @@ _UNSAFE = re.compile(
     "]"
 )
 
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NAMED = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -102,12 +103,14 @@ def html_text(text: str) -> str:
 # backslash-escaped (CommonMark: any ASCII punctuation); ``&<>`` become entities instead.
 # Characters that mean something only at the start of a line (``#``, ``-``, ``+``) are kept:
 # archive text never starts a line of the Markdown views.
-_MARKDOWN = {
-    **{c: "\\" + c for c in "\\`*_[]|~$"},
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-}
+_MARKDOWN = MappingProxyType(
+    {
+        **{c: "\\" + c for c in "\\`*_[]|~$"},
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+    }
+)
 _MARKDOWN_CHARS = re.compile("[" + re.escape("".join(_MARKDOWN)) + "]")
 
 

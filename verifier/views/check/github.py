@@ -9,11 +9,15 @@ properties) are escaped as the runner expects, so no text can end a command or s
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from verifier.model import Report, Severity
 from verifier.views.findings import count_line
 from verifier.views.inert import github_data, github_property
 
-COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+COMMAND = MappingProxyType(
+    {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+)
 
 
 def render(report: Report) -> str:

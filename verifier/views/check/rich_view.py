@@ -5,6 +5,8 @@ string reaches rich: as :class:`rich.text.Text`, archive text through
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from rich.console import Console
 from rich.text import Text
 
@@ -14,12 +16,14 @@ from verifier.views.check.text import stage_detail, unchecked_line
 from verifier.views.findings import count_line, location
 from verifier.views.inert import visible
 
-_STYLE = {
-    StageStatus.PASSED: "bold green",
-    StageStatus.FAILED: "bold red",
-    StageStatus.NOTHING_TO_CHECK: "yellow",
-    StageStatus.SKIPPED: "dim",
-}
+_STYLE = MappingProxyType(
+    {
+        StageStatus.PASSED: "bold green",
+        StageStatus.FAILED: "bold red",
+        StageStatus.NOTHING_TO_CHECK: "yellow",
+        StageStatus.SKIPPED: "dim",
+    }
+)
 
 
 def show(report: Report, out: Console) -> None:
