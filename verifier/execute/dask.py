@@ -1,0 +1,172 @@
+"""Dask: batches run on the workers of a ``dask.distributed`` cluster.
+
+``DaskExecutor(workers, scheduler)``: with ``scheduler`` (an address such as
+``tcp://host:8786``) it connects to that cluster and never stops it; without, it starts a
+``LocalCluster`` of ``workers`` single-threaded worker processes (no dashboard) and closes it
+afterwards. Dask is an optional extra (``pip install "verifier[dask]"``), imported only here.
+
+Per :meth:`DaskExecutor.map` the context is scattered once to every worker
+(``broadcast=True``); each batch is one task (``pure=False``: a unique key), at most
+``2 x workers`` of them in flight, and results are taken from the futures in submission
+order, so they stream in task order. ``fn`` and the batch travel pickled as one bytes value
+(Dask never looks inside them for keys or tasks); ``fn`` is pickled by reference, so the
+workers must have this same ``verifier`` installed (it sends no code of its own).
+
+A worker's exception becomes :class:`ExecutorError` with its traceback; a worker that dies
+makes Dask's own ``KilledWorker`` (a local cluster does not retry: a death here is the
+batch's, not the machine's), which becomes :class:`ExecutorError` too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import socket
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from verifier.execute.interface import BatchFn, Executor, ExecutorError, batches
+
+INSTALL = 'the dask executor needs Dask: pip install "verifier[dask]"'
+CONNECT_TIMEOUT = "30s"
+
+
+class _Opaque:
+    """The context, wrapped so that Dask stores it as one value and never walks into it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _run(context: _Opaque, payload: bytes) -> tuple[str, str, Any]:
+    """On a worker: ``fn(context, batch)`` -> ``("done", who, results)``, or ``("error",
+    who, traceback text)`` (always picklable, whatever failed)."""
+    who = f"{socket.gethostname()}:{os.getpid()}"
+    try:
+        fn, batch = pickle.loads(payload)
+        return "done", who, fn(context.value, batch)
+    except BaseException:
+        return "error", who, traceback.format_exc()
+
+
+class DaskExecutor(Executor):
+    """A Dask client, on a cluster of its own or on the one at ``scheduler``."""
+
+    name = "dask"
+
+    def __init__(self, workers: int = 1, scheduler: str | None = None) -> None:
+        try:
+            import dask
+            import distributed
+        except ImportError as exc:
+            raise ExecutorError(f"{INSTALL} ({exc})") from None
+        self.workers = max(1, workers)
+        self.scheduler = scheduler
+        self.served: dict[str, int] = {}  # host:pid -> batches
+        self._cluster: Any = None
+        self._client: Any = None
+        try:
+            if scheduler is None:
+                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                    self._cluster = distributed.LocalCluster(
+                        n_workers=self.workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.CRITICAL,
+                    )
+                self._client = distributed.Client(self._cluster, set_as_default=False)
+            else:
+                self._client = distributed.Client(
+                    scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False
+                )
+        except Exception as exc:
+            self.close()
+            where = f"the Dask scheduler at {scheduler}" if scheduler else "a local Dask cluster"
+            raise ExecutorError(f"could not start or reach {where}: {exc}") from None
+
+    def _window(self) -> int:
+        try:
+            count = len(self._client.scheduler_info().get("workers", {}))
+        except Exception:  # pragma: no cover - the scheduler went away: the map will say so
+            count = self.workers
+        return 2 * max(1, count)
+
+    def map(
+        self,
+        fn: BatchFn,
+        context: Any,
+        tasks: Sequence[Any],
+        weight: Callable[[Any], int] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> Iterator[Any]:
+        if self._client is None:
+            raise ExecutorError("the dask executor was closed")
+        return self._map(fn, context, tasks, weight, progress)
+
+    def _map(
+        self,
+        fn: BatchFn,
+        context: Any,
+        tasks: Sequence[Any],
+        weight: Callable[[Any], int] | None,
+        progress: Callable[[int], None] | None,
+    ) -> Iterator[Any]:
+        client = self._client
+        try:
+            [shared] = client.scatter([_Opaque(context)], broadcast=True, hash=False)
+        except Exception as exc:
+            raise ExecutorError(f"the context could not be sent to the Dask workers: {exc}") from None
+        window = self._window()
+        flight: deque[Any] = deque()
+        try:
+            for batch in batches(tasks, weight):
+                payload = pickle.dumps((fn, batch), protocol=pickle.HIGHEST_PROTOCOL)
+                flight.append(client.submit(_run, shared, payload, pure=False))
+                if len(flight) >= window:
+                    yield from self._take(flight.popleft(), progress)
+            while flight:
+                yield from self._take(flight.popleft(), progress)
+        finally:
+            with contextlib.suppress(Exception):
+                client.cancel([*flight, shared])
+
+    def _take(self, future: Any, progress: Callable[[int], None] | None) -> list[Any]:
+        try:
+            kind, who, payload = future.result()
+        except Exception as exc:  # KilledWorker, a lost scheduler, a cancelled run
+            raise ExecutorError(f"a Dask task did not finish: {type(exc).__name__}: {exc}") from None
+        finally:
+            future.release()
+        if kind == "error":
+            raise ExecutorError(f"a Dask worker ({who}) failed:\n{payload}")
+        self.served[who] = self.served.get(who, 0) + 1
+        if progress is not None:
+            progress(len(payload))
+        results: list[Any] = payload
+        return results
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        cluster, self._cluster = self._cluster, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if cluster is not None:  # only the cluster this executor started
+            with contextlib.suppress(Exception):
+                cluster.close()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "executor": self.name,
+            "workers": self.workers,
+            "scheduler": self.scheduler or "local",
+            "served": sorted(self.served),
+            "batches": sum(self.served.values()),
+        }
