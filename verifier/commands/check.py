@@ -30,11 +30,14 @@ from verifier.commands.output import (
 )
 from verifier.commands.sourceopts import (
     BaseOpt,
+    ExecutorOpt,
     GitOpt,
     MaxBytesOpt,
     MaxRatioOpt,
     RevOpt,
+    SchedulerOpt,
     SourceArg,
+    executor_options,
     source_options,
 )
 from verifier.views.check import CHECK
@@ -101,6 +104,8 @@ def check(
             "available core).",
         ),
     ] = None,
+    executor: ExecutorOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -118,6 +123,7 @@ def check(
     from verifier.options import MAX_JOBS, parse_count
 
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
+    where = executor_options(executor, scheduler)
     from verifier.commands.progress import progress_bar
 
     with progress_bar(enabled=not quiet) as progress:
@@ -130,6 +136,7 @@ def check(
                 workers=workers,
                 progress=progress,
                 **more,
+                **where,
             ),
         )
     for name, path in pairs:

@@ -37,11 +37,14 @@ from verifier.commands.output import (
 )
 from verifier.commands.sourceopts import (
     BaseOpt,
+    ExecutorOpt,
     GitOpt,
     MaxBytesOpt,
     MaxRatioOpt,
     RevOpt,
+    SchedulerOpt,
     SourceArg,
+    executor_options,
     source_options,
 )
 from verifier.views.coverage import COVERAGE
@@ -228,6 +231,8 @@ def coverage(
     seed: SeedOpt = None,
     full: FullOpt = False,
     jobs: JobsOpt = None,
+    executor: ExecutorOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> int:
     """Show which recorded values the assertion spec and the case catalogue compare.
 
@@ -254,6 +259,7 @@ def coverage(
     from verifier.options import MAX_JOBS, parse_count
 
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
+    where = executor_options(executor, scheduler)
     mutation = mutation_options(mutate, max_mutants, time_budget, seed, full, workers)
     with progress_bar(enabled=not quiet) as progress:
         options = Options(
@@ -262,6 +268,7 @@ def coverage(
             progress=progress,
             workers=workers,
             **more,
+            **where,
         )
         report = audit(location, options, under, mutation)
     emit(report, pairs, quiet, no_color)

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from verifier.execute.registry import CHOICES
 
 if TYPE_CHECKING:
     from verifier.sources.safety import Limits
@@ -54,6 +58,50 @@ MaxRatioOpt = Annotated[
         "(checked above 1 MiB). Default 100.",
     ),
 ]
+
+
+ExecutorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        metavar="NAME",
+        help=f"Where each file is inspected: {', '.join(CHOICES)}. auto (the default): local "
+        "processes when the archive is large enough, else this process; dask needs "
+        "'pip install \"verifier[dask]\"' and runs on a local cluster of --jobs workers, or on "
+        "the cluster at --scheduler. The report is the same whichever runs.",
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="With --executor dask: the scheduler of an existing Dask cluster, e.g. "
+        "tcp://host:8786 (its workers must see the archive at the same path).",
+    ),
+]
+_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/]+(?:/[^\s]*)?|[^\s/:]+:[0-9]{1,5}")
+
+
+def executor_options(executor: str | None, scheduler: str | None) -> dict[str, Any]:
+    """The :class:`~verifier.pipeline.Options` fields ``--executor`` and ``--scheduler`` set,
+    checked before anything is read (a bad value is a UsageError: exit 2)."""
+    from verifier.errors import UsageError
+
+    name = "auto" if executor is None else executor.strip().lower()
+    if name not in CHOICES:
+        raise UsageError(f"--executor must be one of {', '.join(CHOICES)}, not {executor!r}")
+    if scheduler is not None:
+        if name != "dask":
+            raise UsageError("--scheduler is an option of --executor dask; add --executor dask")
+        if not _ADDRESS.fullmatch(scheduler):
+            raise UsageError(
+                f"--scheduler must be a Dask scheduler address such as tcp://host:8786, "
+                f"not {scheduler!r}"
+            )
+    if name == "dask" and importlib.util.find_spec("distributed") is None:
+        raise UsageError('--executor dask needs Dask: pip install "verifier[dask]"')
+    return {"executor": name, "scheduler": scheduler}
 
 
 def limits_of(max_bytes: str | None, max_ratio: str | None) -> Limits:

@@ -20,6 +20,7 @@ batch's, not the machine's), which becomes :class:`ExecutorError` too.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import pickle
@@ -61,9 +62,9 @@ class DaskExecutor(Executor):
     name = "dask"
 
     def __init__(self, workers: int = 1, scheduler: str | None = None) -> None:
-        try:
-            import dask
-            import distributed
+        try:  # as Any: typed or not, installed or not, mypy sees the same module
+            dask: Any = importlib.import_module("dask")
+            distributed: Any = importlib.import_module("distributed")
         except ImportError as exc:
             raise ExecutorError(f"{INSTALL} ({exc})") from None
         self.workers = max(1, workers)
@@ -122,7 +123,9 @@ class DaskExecutor(Executor):
         try:
             [shared] = client.scatter([_Opaque(context)], broadcast=True, hash=False)
         except Exception as exc:
-            raise ExecutorError(f"the context could not be sent to the Dask workers: {exc}") from None
+            raise ExecutorError(
+                f"the context could not be sent to the Dask workers: {exc}"
+            ) from None
         window = self._window()
         flight: deque[Any] = deque()
         try:
@@ -141,7 +144,9 @@ class DaskExecutor(Executor):
         try:
             kind, who, payload = future.result()
         except Exception as exc:  # KilledWorker, a lost scheduler, a cancelled run
-            raise ExecutorError(f"a Dask task did not finish: {type(exc).__name__}: {exc}") from None
+            raise ExecutorError(
+                f"a Dask task did not finish: {type(exc).__name__}: {exc}"
+            ) from None
         finally:
             future.release()
         if kind == "error":

@@ -49,7 +49,7 @@ class _Worker:
     def __init__(self) -> None:
         down_r, down_w = os.pipe()  # parent -> worker
         up_r, up_w = os.pipe()  # worker -> parent
-        self.log: IO[bytes] = tempfile.TemporaryFile()
+        self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
         boot = (
             f"import sys; sys.path[:] = {sys.path!r}; "
             "from verifier.execute.worker import main; main()"

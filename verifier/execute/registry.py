@@ -5,6 +5,7 @@ chosen (Dask is an optional extra: ``pip install "verifier[dask]"``)."""
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -18,6 +19,23 @@ EXECUTORS: Mapping[str, str] = MappingProxyType(
         "dask": "verifier.execute.dask:DaskExecutor",
     }
 )
+
+
+#: what ``--executor`` takes: ``auto`` and every registered name
+CHOICES: tuple[str, ...] = ("auto", *EXECUTORS)
+
+MIN_ITEMS = 2000  # below this many tasks, or
+MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
+
+
+def resolve(name: str, count: int, weight: int, workers: int) -> str:
+    """The executor ``name`` stands for: itself, or for ``auto`` local processes when there
+    are ``workers > 1`` and ``count`` tasks weighing ``weight`` bytes are worth starting
+    them for, else inline."""
+    if name != "auto":
+        return name
+    worth = count >= 2 and (count >= MIN_ITEMS or weight >= MIN_WEIGHT)
+    return "processes" if workers > 1 and worth and os.name == "posix" else "inline"
 
 
 def create(name: str, workers: int = 1, scheduler: str | None = None) -> Executor:
