@@ -34,21 +34,19 @@ class _EcmaRe:
         return bounded_regex.compile(pattern).search(text)
 
 
-_installed = False
+_ECMA_RE = _EcmaRe()
 
 
 def install() -> None:
-    """Make python-jsonschema's pattern keywords use :mod:`verifier.bounded_regex`."""
-    global _installed
-    if _installed:
-        return
+    """Make python-jsonschema's pattern keywords use :mod:`verifier.bounded_regex`.
+    Idempotent: the patched attribute itself says whether it is done (no flag of our own)."""
     from jsonschema import _keywords, _utils
 
     for module in (_keywords, _utils):
         if not hasattr(module, "re"):  # pragma: no cover - a release that moved it
             raise RuntimeError(f"{module.__name__} no longer uses re: update reference_engine")
-        module.re = _EcmaRe()
-    _installed = True
+        if not isinstance(module.re, _EcmaRe):
+            module.re = _ECMA_RE
 
 
 def meta_problems(schema: Any) -> list[tuple[str, str]]:

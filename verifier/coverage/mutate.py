@@ -19,20 +19,24 @@ the bundled archive):
   mutant the mutated record is written there, its manifest line rewritten so integrity passes,
   and the whole check runs on the copy.
 
-Mutants are spread over processes (:mod:`verifier.parallel`) and come back in leaf order, so
-the report is the same whatever the worker count; ``max_mutants`` picks leaves with a
-``random.Random(seed)``, and ``time_budget`` stops starting mutants once it has passed.
+Mutants are spread over an executor (:mod:`verifier.execute`: ``Options.executor``, local
+processes by default when there are two workers and two mutants) and come back in leaf order,
+so the report is the same whatever ran them. What a mutant's judgement needs travels as one
+picklable context (:class:`_Spec`: the audit run, the options, the bytes read, the scratch
+copy, the deadline), sent to each worker once; each worker builds its engine from it on first
+use. ``max_mutants`` picks leaves with a ``random.Random(seed)``, and ``time_budget`` stops
+starting mutants once it has passed (a wall-clock deadline: a worker may be another
+machine).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import random
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from verifier.assertions import KINDS
@@ -47,9 +51,10 @@ from verifier.coverage.candidates import candidates, placeholder, unmutable
 from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
 from verifier.coverage.rules import governing
 from verifier.coverage.scratch import Scratch
+from verifier.execute import create
+from verifier.execute.interface import BATCH_WEIGHT
 from verifier.jsonwrite import dumps
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report
-from verifier.parallel import BATCH_WEIGHT, Workers
 from verifier.pipeline import Options, RecordProcessor, Run, open_location
 from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.records import Records
@@ -108,7 +113,7 @@ class _Target:
 
 
 class _Engine:
-    """Everything a mutant's judgement needs, built once before the workers fork."""
+    """Everything a mutant's judgement needs, built once per process from a :class:`_Spec`."""
 
     def __init__(
         self,
@@ -205,7 +210,7 @@ class _Engine:
 
     def run(self, target: _Target) -> Mutant | None:
         """One mutant, or ``None`` when the time budget had passed before it started."""
-        if self.deadline is not None and time.monotonic() >= self.deadline:
+        if self.deadline is not None and time.time() >= self.deadline:
             return None
         inner = target.path[len(self.prefix) :]
         prep = self.processor.prep
@@ -263,12 +268,38 @@ class _Engine:
         return Mutant(target.path, target.pointer, MutantOutcome.SKIPPED, value, rule=why)
 
 
-_ENGINE: _Engine | None = None  # the engine of the running mutate(), inherited by forked workers
+class _Spec:
+    """The context of a mutation run: what :class:`_Engine` is built from, picklable and sent
+    to each worker once. The engine built from it is kept on this object (in the process
+    that built it: it is never pickled), so each process builds it once."""
+
+    def __init__(
+        self,
+        checked: Run,
+        options: Options,
+        data: dict[str, bytes],
+        scratch: Scratch | None,
+        deadline: float | None,
+    ) -> None:
+        self.state = (checked, replace(options, progress=None), data, scratch, deadline)
+        self.built: _Engine | None = None
+
+    def __getstate__(self) -> object:
+        return self.state
+
+    def __setstate__(self, state: Any) -> None:
+        self.state = state
+        self.built = None
+
+    def engine(self) -> _Engine:
+        if self.built is None:
+            self.built = _Engine(*self.state)
+        return self.built
 
 
-def _batch(indexes: list[tuple[int, _Target]]) -> list[tuple[int, Mutant | None]]:
-    assert _ENGINE is not None
-    return [(i, _ENGINE.run(target)) for i, target in indexes]
+def _batch(spec: _Spec, indexes: list[tuple[int, _Target]]) -> list[tuple[int, Mutant | None]]:
+    engine = spec.engine()
+    return [(i, engine.run(target)) for i, target in indexes]
 
 
 def _read(location: str | os.PathLike[str], options: Options, names: list[str]) -> dict[str, bytes]:
@@ -336,9 +367,8 @@ def mutate(
         )
     ]
     names = sorted({*early, *wanted})
-    deadline = None if time_budget is None else time.monotonic() + time_budget
+    deadline = None if time_budget is None else time.time() + time_budget
     scratch = Scratch.make(location, options, run_options, checked) if full and chosen else None
-    global _ENGINE
     done: dict[int, Mutant | None] = {}
     try:
         data = scratch.data if scratch is not None else _read(location, options, names)
@@ -347,10 +377,9 @@ def mutate(
             if targets[i].path not in data:
                 why = "the record could not be read again from the source"
                 done[i] = _Engine._skip(targets[i], None, why)
-        _ENGINE = _Engine(checked, run_options, data, scratch, deadline)
-        done.update(_spread(runnable, count))
+        spec = _Spec(checked, run_options, data, scratch, deadline)
+        done.update(_spread(spec, runnable, count, options))
     finally:
-        _ENGINE = None
         if scratch is not None:
             scratch.remove()
     mutation.mutants = [m for i in chosen if (m := done.get(i)) is not None]
@@ -358,12 +387,18 @@ def mutate(
     report.findings.extend(_findings(mutation, checked.report))
 
 
-def _spread(runnable: list[tuple[int, _Target]], workers: int) -> list[tuple[int, Mutant | None]]:
-    can_fork = "fork" in multiprocessing.get_all_start_methods()
-    if workers < 2 or not can_fork or len(runnable) < 2:
-        return _batch(runnable)
-    with Workers(_batch, workers) as pool:
-        return pool.map(runnable, weight=lambda _: BATCH_WEIGHT)
+def _spread(
+    spec: _Spec, runnable: list[tuple[int, _Target]], workers: int, options: Options
+) -> list[tuple[int, Mutant | None]]:
+    """Every mutant judged, one per batch, on ``options.executor`` (``auto``: local
+    processes for two mutants or more with two workers or more, else this process)."""
+    name = options.executor
+    if name == "auto":
+        name = "processes" if workers > 1 and len(runnable) > 1 and os.name == "posix" else "inline"
+    if name == "inline" or not runnable:
+        return _batch(spec, runnable)
+    with create(name, workers, options.scheduler) as executor:
+        return list(executor.map(_batch, spec, runnable, weight=lambda _: BATCH_WEIGHT))
 
 
 def _findings(mutation: Mutation, checked: Report) -> list[Finding]:

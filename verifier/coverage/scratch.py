@@ -114,7 +114,13 @@ class Scratch:
         line rewritten) if given; the copy is put back afterwards."""
         tree, manifest = self._tree()
         options = replace(
-            self.options, manifest=manifest, rev=None, workers=1, progress=None, hints=False
+            self.options,
+            manifest=manifest,
+            rev=None,
+            workers=1,
+            executor="inline",
+            progress=None,
+            hints=False,
         )
         if path is None or data is None:
             return run(tree, options).report
