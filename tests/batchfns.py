@@ -1,0 +1,57 @@
+"""Batch functions for the executor tests (``tests/unit/test_executors.py``), in a module of
+their own so that a worker process imports this, not pytest and the test module."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+#: set in the test process only (by the spawn-safety test); a worker must never see it
+MARK: str | None = None
+
+
+class Token:
+    """A context made in the test: a value, and how often this object was pickled here."""
+
+    pickled = 0  # class attribute: counted in the test process, per class
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __getstate__(self) -> dict[str, str]:
+        type(self).pickled += 1
+        return {"value": self.value}
+
+    def __setstate__(self, state: dict[str, str]) -> None:
+        self.value = state["value"]
+
+
+def double(context: Any, batch: list[int]) -> list[int]:
+    return [2 * i for i in batch]
+
+
+def who(context: Token, batch: list[int]) -> list[tuple[int, str, int, int, str | None]]:
+    """Each task with the context's value, this process, the id of the context object it
+    holds, and what the module global holds here."""
+    return [(i, context.value, os.getpid(), id(context), MARK) for i in batch]
+
+
+def where(context: Any, batch: list[int]) -> list[int]:
+    return [os.getpid() for _ in batch]
+
+
+def fail_on_seven(context: Any, batch: list[int]) -> list[int]:
+    if 7 in batch:
+        raise ValueError("seven")
+    return batch
+
+
+def die_on_seven(context: Any, batch: list[int]) -> list[int]:
+    if 7 in batch:
+        os._exit(3)
+    return batch
+
+
+def modules(context: Any, batch: list[int]) -> list[list[str]]:
+    return [sorted(sys.modules) for _ in batch]

@@ -1,0 +1,250 @@
+"""Every executor gives the inline executor's results, in task order, with the context sent
+once per worker and nothing inherited: the equivalent, for ``verifier.execute``, of what
+``test_parallel.py`` proves of ``verifier.parallel.Workers``.
+
+Batch functions live in ``tests/batchfns.py`` (a worker imports that, not pytest). Dask
+tests start a ``LocalCluster`` of two workers each; without Dask they skip, under CI they
+fail (CI installs the ``dask`` extra)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tests.batchfns as fns
+import verifier.execute.interface
+from tests.dasktest import allow_loopback, need_dask
+from verifier.execute import EXECUTORS, Executor, ExecutorError, create
+from verifier.execute.registry import CHOICES, MIN_ITEMS, resolve
+
+PARALLEL = ("processes", "dask")
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of three tasks: 50 tasks make 17 batches, spread over the workers."""
+    monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 3)
+
+
+@pytest.fixture
+def one_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 1)
+
+
+def start(name: str, monkeypatch: pytest.MonkeyPatch, workers: int = 2) -> Executor:
+    if name == "dask":
+        need_dask()
+        allow_loopback(monkeypatch)
+    return create(name, workers)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:  # pragma: no cover - no /proc here
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def served_pids(executor: Executor) -> list[int]:
+    described = executor.describe()
+    if "pids" in described:
+        return list(described["pids"])
+    return [int(w.rsplit(":", 1)[1]) for w in described["served"]]
+
+
+def test_the_registry_feeds_the_choices() -> None:
+    assert ("auto", *EXECUTORS) == CHOICES
+    assert set(EXECUTORS) == {"inline", "processes", "dask"}
+
+
+@pytest.mark.parametrize("name", list(EXECUTORS))
+def test_every_registered_executor_builds_and_maps(
+    name: str, monkeypatch: pytest.MonkeyPatch, small_batches: None
+) -> None:
+    with start(name, monkeypatch) as executor:
+        assert executor.name == name
+        assert list(executor.map(fns.double, None, list(range(50)))) == [2 * i for i in range(50)]
+        described = executor.describe()
+    assert described["executor"] == name
+    assert described["workers"] >= 1
+
+
+def test_auto_picks_processes_only_when_worth_it() -> None:
+    assert resolve("auto", MIN_ITEMS, 0, 2) == "processes"
+    assert resolve("auto", MIN_ITEMS - 1, 0, 2) == "inline"
+    assert resolve("auto", 10, 1 << 30, 2) == "processes"
+    assert resolve("auto", MIN_ITEMS, 0, 1) == "inline"
+    assert resolve("dask", 1, 0, 1) == "dask"
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_results_come_in_task_order_with_progress(
+    name: str, monkeypatch: pytest.MonkeyPatch, small_batches: None
+) -> None:
+    seen: list[int] = []
+    with start(name, monkeypatch) as executor:
+        out = list(executor.map(fns.double, None, list(range(50)), progress=seen.append))
+        again = list(executor.map(fns.double, None, list(range(50))))
+        pids = served_pids(executor)
+        batches = executor.describe()["batches"]
+    assert out == again == [2 * i for i in range(50)]
+    assert seen == [3] * 16 + [2]
+    assert batches == 34
+    assert pids and os.getpid() not in pids  # the workers served; this process did not
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_the_context_is_sent_once_and_nothing_is_inherited(
+    name: str, monkeypatch: pytest.MonkeyPatch, small_batches: None
+) -> None:
+    """A context made here reaches every worker; a module global set here reaches none (a
+    worker is a fresh interpreter, not a fork); each worker unpickles the context once."""
+    monkeypatch.setattr(fns, "MARK", "set in the test process")
+    monkeypatch.setattr(fns.Token, "pickled", 0)
+    token = fns.Token(os.urandom(8).hex())
+    with start(name, monkeypatch) as executor:
+        out = list(executor.map(fns.who, token, list(range(60))))
+        out += list(executor.map(fns.who, token, list(range(60))))
+    assert [row[0] for row in out] == [*range(60), *range(60)]
+    assert {row[1] for row in out} == {token.value}
+    assert {row[4] for row in out} == {None}
+    assert os.getpid() not in {row[2] for row in out}
+    # one context object per worker and map (processes: and across maps of the same context)
+    for rows in (out[:60], out[60:], out) if name == "processes" else (out[:60], out[60:]):
+        ids: dict[int, set[int]] = {}
+        for row in rows:
+            ids.setdefault(row[2], set()).add(row[3])
+        assert all(len(held) == 1 for held in ids.values()), ids
+    if name == "processes":
+        assert fns.Token.pickled == 1  # pickled once here, for both maps and both workers
+
+
+def test_a_new_context_reaches_the_workers() -> None:
+    with create("processes", 2) as executor:
+        first = {row[1] for row in executor.map(fns.who, fns.Token("one"), list(range(5)))}
+        second = {row[1] for row in executor.map(fns.who, fns.Token("two"), list(range(5)))}
+    assert (first, second) == ({"one"}, {"two"})
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_a_worker_exception_carries_its_traceback(
+    name: str, monkeypatch: pytest.MonkeyPatch, one_per_batch: None
+) -> None:
+    with (
+        start(name, monkeypatch) as executor,
+        pytest.raises(ExecutorError, match="ValueError: seven") as raised,
+    ):
+        list(executor.map(fns.fail_on_seven, None, list(range(40))))
+    assert "Traceback (most recent call last)" in str(raised.value)
+    assert "fail_on_seven" in str(raised.value)
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_a_dead_worker_is_an_error_not_a_hang(
+    name: str, monkeypatch: pytest.MonkeyPatch, one_per_batch: None
+) -> None:
+    with start(name, monkeypatch) as executor, pytest.raises(ExecutorError) as raised:
+        list(executor.map(fns.die_on_seven, None, list(range(40))))
+    if name == "processes":
+        assert "exit code 3" in str(raised.value)
+    else:
+        assert "KilledWorker" in str(raised.value)
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_close_leaves_no_process_or_thread(
+    name: str, monkeypatch: pytest.MonkeyPatch, small_batches: None
+) -> None:
+    threads = {t.ident for t in threading.enumerate()}
+    executor = start(name, monkeypatch)
+    with executor:
+        pids = set(executor.map(fns.where, None, list(range(30))))
+    assert len(pids) == 2 and not any(alive(pid) for pid in pids)
+    import multiprocessing
+
+    assert not multiprocessing.active_children()
+    # Dask keeps one thread pool of its own per process (distributed's offload executor,
+    # made at import): not this executor's, and not a worker
+    left = [
+        t
+        for t in threading.enumerate()
+        if t.ident not in threads and not t.name.startswith("Dask-Offload")
+    ]
+    assert not left, left
+    with pytest.raises(ExecutorError):
+        list(executor.map(fns.double, None, [1]))
+
+
+def test_processes_after_an_error_stop_every_worker(one_per_batch: None) -> None:
+    executor = create("processes", 2)
+    with executor, pytest.raises(ExecutorError):
+        list(executor.map(fns.fail_on_seven, None, list(range(40))))
+    assert not any(alive(pid) for pid in executor.describe()["pids"])
+
+
+class Counted:
+    """A task sequence that records how far it was read."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.read = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> int:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[int]:
+        for i in range(self.count):
+            self.read = i + 1
+            yield i
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_batches_in_flight_are_bounded_and_a_stopped_map_leaves_it_usable(
+    name: str, monkeypatch: pytest.MonkeyPatch, one_per_batch: None
+) -> None:
+    """While the caller holds the first result, at most two batches per worker were cut
+    (one more when the window is full); a map the caller stops leaves the executor usable."""
+    tasks = Counted(1000)
+    with start(name, monkeypatch) as executor:
+        stream = executor.map(fns.double, None, tasks)  # type: ignore[arg-type]
+        assert next(stream) == 0
+        assert tasks.read <= 2 * 2 + 1
+        stream.close()  # type: ignore[attr-defined]
+        assert list(executor.map(fns.double, None, [1, 2, 3])) == [2, 4, 6]
+
+
+def test_a_worker_imports_neither_the_cli_nor_typer_nor_rich() -> None:
+    with create("processes", 1) as executor:
+        [loaded] = list(executor.map(fns.modules, None, [0]))
+    top = {name.split(".")[0] for name in loaded}
+    assert not top & {"typer", "rich", "click", "pytest"}, sorted(top)
+    assert "verifier.cli" not in loaded and "verifier.commands" not in loaded
+
+
+def test_processes_take_no_scheduler() -> None:
+    with pytest.raises(ExecutorError, match="dask"):
+        create("processes", 2, "tcp://127.0.0.1:8786")
+
+
+def test_dask_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "dask", None)  # an import of it raises ImportError
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ExecutorError, match=r'pip install "verifier\[dask\]"'):
+        create("dask", 2)
