@@ -1,0 +1,122 @@
+"""The executor differential test: on a damaged generated archive (over
+``verifier.execute.registry.MIN_ITEMS`` files, so ``auto`` picks local processes), the JSON
+report is byte for byte the same whether the files were inspected in this process, by local
+worker processes, or on a Dask ``LocalCluster`` of two workers; and the same again from the
+command line under two other ``PYTHONHASHSEED`` values. The damage is of every stage's
+kinds (a mismatched digest, an unlisted file, an invalid record, a failing assertion), so
+the report is far from empty: the executors agree on what they found, not on nothing."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO, rewrite_manifest
+from tests.dasktest import allow_loopback, need_dask
+from verifier.execute.registry import MIN_ITEMS
+from verifier.formats import FORMATS
+from verifier.pipeline import Options, Run, run
+
+CASES = 700  # three records each: 2,100 records, over MIN_ITEMS files
+
+#: Flip to True at merge, once ``pipeline.run`` records the executor that ran on the Run
+#: (its ``describe()``); until then the pipeline ignores ``Options.executor``.
+EXECUTOR_ON_RUN = False  # wired at merge
+
+
+def _generate(root: Path) -> Path:
+    spec = importlib.util.spec_from_file_location("generate", REPO / "benchmarks" / "generate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate(str(root), CASES * 3, 11, 0, 0)
+    return root
+
+
+@pytest.fixture(scope="module")
+def damaged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = _generate(tmp_path_factory.mktemp("executors") / "archive")
+    cases = root / "evidence" / "cases" / "000"
+    # content a forger covers by rewriting the manifest: validity and consistency see it
+    (cases / "case-000005" / "run.json").write_text("{not json")  # record.invalid-json
+    path = cases / "case-000009" / "run.json"
+    record = json.loads(path.read_text())
+    record["counters"]["toolExecutions"] += 1  # assertion.failed
+    record["status"] = "sideways"  # schema.invalid
+    path.write_text(json.dumps(record))
+    rewrite_manifest(root)
+    # then what the manifest no longer covers: integrity sees it
+    readback = cases / "case-000003" / "readback.json"
+    readback.write_text(readback.read_text().replace('"pi_', '"px_', 1))  # manifest.mismatch
+    (cases / "case-000013" / "stray.json").write_text('{"a": 1}')  # manifest.unlisted
+    files = sum(1 for _ in root.rglob("*") if _.is_file())
+    assert files > MIN_ITEMS
+    return root
+
+
+def _json(result: Run) -> str:
+    return FORMATS["json"](result.report)
+
+
+def _ran(result: Run) -> Any:
+    return getattr(result, "executor", None)  # wired at merge: Run's executor.describe()
+
+
+@pytest.fixture(scope="module")
+def inline(damaged: Path) -> str:
+    return _json(run(damaged, Options(executor="inline", workers=2)))
+
+
+def test_the_damage_is_seen(inline: str) -> None:
+    report = json.loads(inline)
+    codes = {f["code"] for s in report["stages"] for f in s["findings"]}
+    assert {
+        "manifest.mismatch",
+        "manifest.unlisted",
+        "record.invalid-json",
+        "schema.invalid",
+        "assertion.failed",
+    } <= codes
+    statuses = {a["id"]: a["status"] for a in report["assertions"]}
+    assert statuses["c000003.same-payment"] == "failed"
+    assert statuses["c000009.unchanged"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("executor", "expected"),
+    [("inline", "inline"), ("processes", "processes"), ("auto", "processes"), ("dask", "dask")],
+)
+def test_every_executor_writes_the_same_report(
+    damaged: Path, inline: str, executor: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if executor == "dask":
+        need_dask()
+        allow_loopback(monkeypatch)
+    result = run(damaged, Options(executor=executor, workers=2))
+    assert _json(result) == inline
+    if EXECUTOR_ON_RUN:  # wired at merge
+        assert _ran(result)["executor"] == expected
+
+
+@pytest.mark.parametrize("seed", ["1", "4242"])
+def test_the_report_does_not_depend_on_the_hash_seed(damaged: Path, inline: str, seed: str) -> None:
+    """The command line, on local processes, under another PYTHONHASHSEED: the same bytes."""
+    env = {**os.environ, "PYTHONHASHSEED": seed, "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "verifier", "check", str(damaged), "--format", "json"]
+    done = subprocess.run(
+        [*command, "--executor", "processes", "-j", "2"],
+        capture_output=True,
+        env=env,
+        cwd=REPO,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.decode("utf-8") == inline
