@@ -80,7 +80,10 @@ SchedulerOpt = Annotated[
         "tcp://host:8786 (its workers must see the archive at the same path).",
     ),
 ]
-_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/]+(?:/[^\s]*)?|[^\s/:]+:[0-9]{1,5}")
+_ADDRESS = re.compile(  # scheme://host[:port][/path] or host:port, printable ASCII only
+    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%:\[\]-]+(?:/[A-Za-z0-9._~%/-]*)?"
+    r"|[A-Za-z0-9._-]+:[0-9]{1,5}"
+)
 
 
 def executor_options(executor: str | None, scheduler: str | None) -> dict[str, Any]:
