@@ -8,6 +8,7 @@ through (and only those: any other address still fails the test)."""
 from __future__ import annotations
 
 import _socket
+import importlib
 import importlib.util
 import ipaddress
 import socket
@@ -23,6 +24,12 @@ def need_dask() -> None:
         importlib.util.find_spec("distributed") is not None,
         'Dask is not installed (pip install -e ".[dask]")',
     )
+
+
+def distributed() -> Any:
+    """``dask.distributed``, as ``Any`` (typed or not, installed or not: mypy sees the same)."""
+    need_dask()
+    return importlib.import_module("distributed")
 
 
 def _loopback(host: Any) -> bool:

@@ -87,6 +87,8 @@ class DaskExecutor(Executor):
                 self._client = distributed.Client(
                     scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False
                 )
+                # a cluster without workers would queue the tasks for ever: wait, then refuse
+                self._client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
         except Exception as exc:
             self.close()
             where = f"the Dask scheduler at {scheduler}" if scheduler else "a local Dask cluster"
@@ -136,9 +138,11 @@ class DaskExecutor(Executor):
                     yield from self._take(flight.popleft(), progress)
             while flight:
                 yield from self._take(flight.popleft(), progress)
-        finally:
+        finally:  # what the caller did not take is cancelled; the context is let go
             with contextlib.suppress(Exception):
-                client.cancel([*flight, shared])
+                for future in flight:
+                    future.cancel()
+                shared.release()
 
     def _take(self, future: Any, progress: Callable[[int], None] | None) -> list[Any]:
         try:

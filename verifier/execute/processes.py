@@ -155,6 +155,8 @@ class ProcessExecutor(Executor):
         weight: Callable[[Any], int] | None,
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
+        if self._active or self._closed:
+            raise ExecutorError("one map at a time, on an executor not closed")
         self._active = True
         if self._generation == 0 or context is not self._context:
             self._context = context
