@@ -8,7 +8,8 @@ and all. A worker imports this package's worker module, then whatever ``fn`` and
 need; an idle one holds about 11 MB (measured with ``ps -o rss`` on Linux, Python 3.11).
 
 Per :meth:`ProcessExecutor.map`, the context is pickled once here and sent to each worker
-once (a second map with the same context object does not send it again); then batches go
+once (a second map with the same context object does not send it again: a context is
+never changed once handed over); then batches go
 out one per idle worker, and results come back in task order as they are ready (streamed:
 the caller judges the first batches while later ones are read). At most ``2 x workers``
 batches are in flight or finished but not yet yielded, so memory stays bounded whatever
