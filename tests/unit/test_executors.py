@@ -4,7 +4,13 @@ once per worker and nothing inherited: the equivalent, for ``verifier.execute``,
 
 Batch functions live in ``tests/batchfns.py`` (a worker imports that, not pytest). Dask
 tests start a ``LocalCluster`` of two workers each; without Dask they skip, under CI they
-fail (CI installs the ``dask`` extra)."""
+fail (CI installs the ``dask`` extra).
+
+Dask leaves process-wide state behind in any process that used it (its offload thread pool;
+after a failed connection, its IO loop thread), which other tests of this suite would see
+(``test_parallel.py`` counts threads). So the Dask cases run in a child pytest of their own
+(:func:`test_the_cluster_cases_in_a_child_process`, with ``CHILD`` set): in this process they
+are neither collected as parameters nor run."""
 
 from __future__ import annotations
 
@@ -21,7 +27,14 @@ from tests.dasktest import allow_loopback, distributed, need_dask
 from verifier.execute import EXECUTORS, Executor, ExecutorError, create
 from verifier.execute.registry import CHOICES, MIN_ITEMS, resolve
 
-PARALLEL = ("processes", "dask")
+CHILD = "VERIFIER_DASK_CHILD"
+IN_CHILD = os.environ.get(CHILD) == "1"
+#: the executors with workers tested here: Dask only in the child process
+PARALLEL = ("processes", "dask") if IN_CHILD else ("processes",)
+REGISTERED = list(EXECUTORS) if IN_CHILD else [n for n in EXECUTORS if n != "dask"]
+dask_only = pytest.mark.skipif(
+    not IN_CHILD, reason="run by test_the_cluster_cases_in_a_child_process"
+)
 
 
 @pytest.fixture
@@ -69,7 +82,7 @@ def test_the_registry_feeds_the_choices() -> None:
     assert set(EXECUTORS) == {"inline", "processes", "dask"}
 
 
-@pytest.mark.parametrize("name", list(EXECUTORS))
+@pytest.mark.parametrize("name", REGISTERED)
 def test_every_registered_executor_builds_and_maps(
     name: str, monkeypatch: pytest.MonkeyPatch, small_batches: None
 ) -> None:
@@ -250,6 +263,7 @@ def test_dask_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> No
         create("dask", 2)
 
 
+@dask_only
 def test_dask_on_an_existing_scheduler_leaves_the_cluster_running(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -268,6 +282,7 @@ def test_dask_on_an_existing_scheduler_leaves_the_cluster_running(
             assert len(client.scheduler_info()["workers"]) == 2
 
 
+@dask_only
 def test_dask_cannot_reach_a_scheduler_or_finds_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     dd = distributed()
     allow_loopback(monkeypatch)
@@ -281,3 +296,25 @@ def test_dask_cannot_reach_a_scheduler_or_finds_no_worker(monkeypatch: pytest.Mo
         pytest.raises(ExecutorError, match="could not start or reach the Dask scheduler"),
     ):
         create("dask", 1, cluster.scheduler_address)
+
+
+@pytest.mark.skipif(IN_CHILD, reason="this is the child")
+def test_the_cluster_cases_in_a_child_process() -> None:
+    """Every Dask case of this module, in a child pytest (see the module's doc)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    need_dask()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "dask"],
+        capture_output=True,
+        env={**os.environ, CHILD: "1"},
+        cwd=REPO,
+        timeout=1200,
+        check=False,
+    )
+    output = done.stdout.decode("utf-8", "replace")
+    assert done.returncode == 0, output[-6000:]
+    assert " passed" in output and " failed" not in output and " skipped" not in output, output
