@@ -21,8 +21,8 @@ import pytest
 from tests.conftest import REPO, rewrite_manifest
 from tests.dasktest import need_dask
 from verifier.execute.registry import MIN_ITEMS
-from verifier.formats import FORMATS
 from verifier.pipeline import Options, Run, run
+from verifier.views.check import CHECK as FORMATS
 
 CASES = 700  # three records each: 2,100 records, over MIN_ITEMS files
 
@@ -106,7 +106,7 @@ def test_every_executor_writes_the_same_report(
 DASK_RUN = """
 import json, sys
 from pathlib import Path
-from verifier.formats import FORMATS
+from verifier.views.check import CHECK as FORMATS
 from verifier.pipeline import Options, run
 
 if __name__ == "__main__":
