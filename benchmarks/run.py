@@ -20,12 +20,15 @@ on a bag of the same payload).
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import platform
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -171,16 +174,20 @@ def warm(root: Path) -> None:
                     pass
 
 
-def archive(cache: Path, records: int, blobs: int) -> Path:
+def archive(cache: Path, records: int, blobs: int) -> tuple[Path, float | None]:
+    """The archive, generated on first use; and how long generating it took (``None``: it
+    was already in ``cache``)."""
     name = f"blobs-{blobs}x256MB" if blobs else f"records-{records}"
     path = cache / name
-    if not (path / "manifest.sha256").exists():
-        shutil.rmtree(path, ignore_errors=True)
-        args = [sys.executable, str(HERE / "generate.py"), str(path), "--records", str(records)]
-        if blobs:
-            args += ["--blobs", str(blobs)]
-        subprocess.run(args, check=True)
-    return path
+    if (path / "manifest.sha256").exists():
+        return path, None
+    shutil.rmtree(path, ignore_errors=True)
+    args = [sys.executable, str(HERE / "generate.py"), str(path), "--records", str(records)]
+    if blobs:
+        args += ["--blobs", str(blobs)]
+    start = time.perf_counter()
+    subprocess.run(args, check=True)
+    return path, time.perf_counter() - start
 
 
 def bag_of(root: Path, cache: Path) -> Path | None:
@@ -215,7 +222,38 @@ def coverage_commands(root: Path) -> list[Command]:
     ]
 
 
-def commands(root: Path, cache: Path, blobs: bool, coverage: bool = False) -> list[Command]:
+NO_OPTION = "this verifier has no --executor option yet"
+
+
+def executor_support() -> str | None:
+    """Why the Dask row cannot run here (``None``: it can)."""
+    probe = subprocess.run(
+        [sys.executable, "-m", "verifier", "check", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if "--executor" not in probe.stdout:
+        return NO_OPTION
+    try:
+        import dask.distributed  # noqa: F401  # only whether it imports
+    except ImportError:
+        return 'dask is not installed (pip install "verifier[dask]")'
+    return None
+
+
+def commands(
+    root: Path,
+    cache: Path,
+    blobs: bool,
+    coverage: bool = False,
+    peers: bool = True,
+    executors: str | None = "",
+) -> list[Command]:
+    """The commands timed on one archive. ``peers``: also bagit, check-jsonschema and the
+    verifier's single stages (else only ``sha256sum -c`` and the full check). ``executors``:
+    ``""`` adds the processes and Dask rows, ``None`` neither, other text is why the Dask row
+    is skipped (the processes row is still added)."""
     verifier = [sys.executable, "-m", "verifier", "check", str(root), "--quiet"]
     out = [
         Command(
@@ -223,26 +261,29 @@ def commands(root: Path, cache: Path, blobs: bool, coverage: bool = False) -> li
             ["sha256sum", "-c", "--quiet", "manifest.sha256"],
             root,
             "integrity only",
-        ),
-        Command(
-            "verify-evidence (integrity)",
-            [*verifier, "--stages", "integrity"],
-            root,
-            "integrity only",
-        ),
+        )
     ]
-    bag = bag_of(root, cache)
-    if bag is not None:
+    if peers:
         out.append(
             Command(
-                "bagit --validate",
-                [sys.executable, "-m", "bagit", "--validate", "--processes", "2", str(bag)],
+                "verify-evidence (integrity)",
+                [*verifier, "--stages", "integrity"],
                 root,
                 "integrity only",
-                reads=bag,
             )
         )
-    if not blobs:
+        bag = bag_of(root, cache)
+        if bag is not None:
+            out.append(
+                Command(
+                    "bagit --validate",
+                    [sys.executable, "-m", "bagit", "--validate", "--processes", "2", str(bag)],
+                    root,
+                    "integrity only",
+                    reads=bag,
+                )
+            )
+    if peers and not blobs:
         if shutil.which("check-jsonschema"):
             script = (
                 "set -e; for s in run transcript readback; do "
@@ -264,10 +305,31 @@ def commands(root: Path, cache: Path, blobs: bool, coverage: bool = False) -> li
                 "integrity, consistency",
             ),
         ]
-    out.append(Command("verify-evidence check", verifier, root, "all three stages"))
+    out.append(Command(FULL, verifier, root, "all three stages"))
+    if executors is not None:
+        out.append(
+            Command(
+                f"{FULL} --executor processes",
+                [*verifier, "--executor", "processes"],
+                root,
+                "all three stages",
+            )
+        )
+        if not executors:
+            out.append(
+                Command(
+                    f"{FULL} --executor dask",
+                    [*verifier, "--executor", "dask", "--jobs", "2"],
+                    root,
+                    "all three, local cluster of 2",
+                )
+            )
     if coverage and not blobs:
         out += coverage_commands(root)
     return out
+
+
+FULL = "verify-evidence check"
 
 
 def size_of(root: Path) -> tuple[int, int]:
@@ -279,12 +341,12 @@ def size_of(root: Path) -> tuple[int, int]:
     return files, total
 
 
-def report(label: str, root: Path, cmds: list[Command], rounds: int) -> str:
-    files, total = size_of(root)
-    full = next(c for c in cmds if c.name == "verify-evidence check")
+def report(label: str, files: int, total: int, cmds: list[Command], rounds: int) -> str:
+    full = next(c for c in cmds if c.name == FULL)
     base = statistics.median(full.times)
+    runs = f"median of {rounds}" if rounds > 1 else "one run"
     lines = [
-        f"### {label}: {files:,} files, {total / 1e6:,.0f} MB",
+        f"### {label}: {files:,} files, {total / 1e6:,.0f} MB ({runs})",
         "",
         "| command | checks | median s | files/s | MB/s | vs verify-evidence check "
         "| peak RSS MB | peak PSS MB | exit |",
@@ -317,12 +379,222 @@ def machine() -> str:
     )
 
 
+def commit() -> str:
+    """The checked-out commit of the verifier being measured (and whether it has changes)."""
+    run = [
+        subprocess.run(["git", *a], cwd=HERE, capture_output=True, text=True, check=False)
+        for a in (["rev-parse", "--short", "HEAD"], ["status", "--porcelain", "--", "verifier"])
+    ]
+    if run[0].returncode:
+        return "unknown commit"
+    return run[0].stdout.strip() + (" with uncommitted changes" if run[1].stdout.strip() else "")
+
+
+def load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def parse_points(text: str) -> list[int]:
+    """``1k,10k,100k,1M`` (or plain numbers) as record counts."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        scale = {"k": 1000, "m": 1_000_000}.get(part[-1:].lower(), 1)
+        number = part[:-1] if scale > 1 else part
+        if not number.isdigit() or int(number) * scale < 1:
+            raise argparse.ArgumentTypeError(f"not a record count: {part!r}")
+        out.append(int(number) * scale)
+    return out
+
+
+def serial_parts(root: Path, repeat: int) -> dict[str, float | None]:
+    """The serial main-process parts, timed in their own process (benchmarks/serial.py)."""
+    done = subprocess.run(
+        [sys.executable, str(HERE / "serial.py"), str(root), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        print(f"serial.py failed: {done.stderr.strip()[-300:]}", file=sys.stderr)
+        return {}
+    got: dict[str, float | None] = json.loads(done.stdout)["seconds"]
+    return got
+
+
+def serial_table(parts: list[tuple[int, dict[str, float | None]]]) -> str:
+    names = list(dict.fromkeys(name for _, p in parts for name in p))
+    lines = [
+        "### Serial main-process parts (seconds; target < 0.3 s each at 100k records)",
+        "",
+        "| records | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for records, p in parts:
+        cells = [("n/a" if p.get(n) is None else f"{p[n]:.3f}") for n in names]
+        lines.append(f"| {records:,} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def scaling(growth: list[tuple[int, Command]]) -> str:
+    """How the full check grows: time and memory at each size, and what each record added
+    since the size before (the marginal cost, without the fixed start-up)."""
+    lines = [
+        "### Scaling of the full check",
+        "",
+        "| records | median s | peak RSS MB | peak PSS MB | µs per added record "
+        "| KB (RSS) per added record | KB (PSS) per added record |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    before: tuple[int, float, int, int] | None = None
+    for records, c in growth:
+        med, rss, pss = statistics.median(c.times), max(c.peaks), max(c.pss)
+        added = "| - | - | - |"
+        if before is not None:
+            n = records - before[0]
+            added = (
+                f"| {(med - before[1]) / n * 1e6:,.0f} | {(rss - before[2]) / n / 1e3:,.2f} "
+                f"| {(pss - before[3]) / n / 1e3:,.2f} |"
+            )
+        lines.append(f"| {records:,} | {med:.2f} | {rss / 1e6:.0f} | {pss / 1e6:.0f} {added}")
+        before = (records, med, rss, pss)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def generation_table(made: list[tuple[str, float | None]]) -> str:
+    lines = ["### Generating the archives (not part of any timing above)", ""]
+    lines += ["| archive | seconds |", "|---|---|"]
+    for label, seconds in made:
+        lines.append(f"| {label} | {'cached' if seconds is None else f'{seconds:.1f}'} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+@dataclass
+class Point:
+    label: str
+    records: int
+    blobs: bool
+    files: int
+    total: int
+    cmds: list[Command]
+
+
+def _med(point: Point | None, name: str) -> float | None:
+    c = next((c for c in point.cmds if c.name == name), None) if point else None
+    return statistics.median(c.times) if c and c.times else None
+
+
+def targets(
+    points: list[Point],
+    serial: list[tuple[int, dict[str, float | None]]],
+    growth: list[tuple[int, Command]],
+) -> str:
+    """The targets of issue 14, each with the figure measured in this pass."""
+    at = next((p for p in points if p.records == 100_000 and not p.blobs), None)
+    blob = next((p for p in points if p.blobs), None)
+    rows: list[tuple[str, str, bool | None]] = []
+
+    def ratio(label: str, mine: str, theirs: str, goal: float, faster: bool) -> None:
+        a, b = _med(at, mine), _med(at, theirs)
+        if a is None or b is None:
+            rows.append((label, "not measured in this pass", None))
+            return
+        if faster:  # how many times faster the verifier is than the peer
+            x = b / a
+            rows.append((label, f"{x:.2f}x faster ({a:.2f} s against {b:.2f} s)", x >= goal))
+        else:  # how many times the peer's time the verifier takes
+            x = a / b
+            rows.append((label, f"{x:.2f}x its time ({a:.2f} s against {b:.2f} s)", x <= goal))
+
+    ratio("100k full check within 2x of `sha256sum -c`", FULL, "sha256sum -c", 2, False)
+    ratio(
+        "100k integrity >= 5x faster than `bagit --validate`",
+        "verify-evidence (integrity)",
+        "bagit --validate",
+        5,
+        True,
+    )
+    ratio(
+        "100k validity >= 10x faster than `check-jsonschema`",
+        "verify-evidence (integrity + validity)",
+        "check-jsonschema",
+        10,
+        True,
+    )
+    for name in (FULL, "verify-evidence (integrity)"):
+        sec = _med(blob, name)
+        if blob is not None and sec is not None:
+            rate = blob.total / 1e6 / sec
+            rows.append(
+                (f"4 x 256 MB blobs >= 2,000 MB/s ({name})", f"{rate:,.0f} MB/s", rate >= 2000)
+            )
+    for records, parts in serial:
+        if records != 100_000:
+            continue
+        for name, sec in parts.items():
+            if sec is not None:
+                rows.append((f"100k serial part < 0.3 s: {name}", f"{sec:.3f} s", sec < 0.3))
+    full = next((c for c in at.cmds if c.name == FULL), None) if at else None
+    if full is not None:
+        peak = max(full.peaks) / 1e6
+        rows.append(("100k peak RSS summed over processes < 150 MB", f"{peak:.0f} MB", peak < 150))
+    for (n0, c0), (n1, c1) in itertools.pairwise(growth):
+        if n1 >= 100_000:
+            per = (max(c1.peaks) - max(c0.peaks)) / (n1 - n0) / 1e3
+            pss = (max(c1.pss) - max(c0.pss)) / (n1 - n0) / 1e3
+            rows.append(
+                (
+                    f"< 2 KB per added record ({n0:,} to {n1:,})",
+                    f"{per:.2f} KB RSS, {pss:.2f} KB PSS",
+                    per < 2,
+                )
+            )
+    lines = ["### Targets of issue 14 in this pass", "", "| target | measured | met? |"]
+    lines.append("|---|---|---|")
+    for label, measured, met in rows:
+        mark = "n/a" if met is None else ("yes" if met else "**no**")
+        lines.append(f"| {label} | {measured} | {mark} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
+    parser.add_argument(
+        "--points",
+        type=parse_points,
+        default=[1000, 10000, 100000],
+        help="record counts, e.g. 1k,10k,100k,1M (default 1k,10k,100k)",
+    )
+    parser.add_argument("--sizes", type=int, nargs="*", help="record counts (old spelling)")
     parser.add_argument("--blobs", action="store_true", help="also 4 x 256 MB blobs")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--peers-up-to",
+        type=int,
+        default=100_000,
+        help="larger points time only sha256sum -c and the full check, --big-rounds times",
+    )
+    parser.add_argument("--big-rounds", type=int, default=1)
+    parser.add_argument(
+        "--temp-above",
+        type=int,
+        default=100_000,
+        help="larger points are generated into a temporary folder, removed afterwards",
+    )
     parser.add_argument("--cache", type=Path, default=Path("/tmp/verifier-bench"))
+    parser.add_argument(
+        "--no-executors", action="store_true", help="no --executor processes / dask rows"
+    )
+    parser.add_argument("--no-serial", action="store_true", help="do not time the serial parts")
+    parser.add_argument(
+        "--readme",
+        action="store_true",
+        help="print only, at the end, the Markdown block the README's Performance section takes",
+    )
     parser.add_argument(
         "--coverage",
         action="store_true",
@@ -334,57 +606,73 @@ def main() -> None:
         help="time only verify-evidence check and the coverage commands",
     )
     args = parser.parse_args()
+    sizes = args.sizes if args.sizes is not None else args.points
     args.cache.mkdir(parents=True, exist_ok=True)
-    print(
-        f"Machine: {machine()}. Medians of {args.rounds} runs, commands alternating; "
+    out: list[str] = []
+
+    def emit(text: str) -> None:
+        out.append(text)
+        print(text, file=sys.stderr if args.readme else sys.stdout, flush=True)
+
+    dask_skip = None if args.no_executors else executor_support()
+    emit(
+        f"Machine: {machine()}; 2 cores shared with other work (load average {load()} at the "
+        f"start). Verifier at commit {commit()}. Medians of {args.rounds} runs (points above "
+        f"{args.peers_up_to:,} records: {args.big_rounds} run(s)), commands alternating; "
         "before every timed run the archive was read once, untimed (warm page cache).\n"
     )
-    plans = [(f"{n:,} records", archive(args.cache, n, 0), False) for n in args.sizes]
+    if dask_skip == NO_OPTION:
+        emit(f"The --executor processes and dask rows are skipped: {dask_skip}.\n")
+        args.no_executors = True
+    elif dask_skip:
+        emit(f"The Dask row is skipped: {dask_skip}.\n")
+    plans: list[tuple[str, int, bool]] = [(f"{n:,} records", n, False) for n in sizes]
     if args.blobs:
-        plans.append(("4 x 256 MB blobs", archive(args.cache, 0, 4), True))
+        plans.append(("4 x 256 MB blobs", 0, True))
+    made: list[tuple[str, float | None]] = []
+    points: list[Point] = []
+    serial: list[tuple[int, dict[str, float | None]]] = []
     growth: list[tuple[int, Command]] = []
-    for (label, root, blobs), size in zip(plans, [*args.sizes, 0], strict=False):
-        cmds = commands(root, args.cache, blobs, args.coverage or args.only_coverage)
-        if args.only_coverage:
-            cmds = [
-                c
-                for c in cmds
-                if c.name == "verify-evidence check" or c.name.startswith("verify-evidence cov")
-            ]
-        for _ in range(args.rounds):
-            for command in cmds:
-                warm(command.reads or command.cwd)
-                run_once(command)
-        print(report(label, root, cmds, args.rounds), flush=True)
-        if not blobs:
-            growth.append((size, next(c for c in cmds if c.name == "verify-evidence check")))
+    for label, records, blobs in plans:
+        temporary = not blobs and records > args.temp_above
+        where = Path(tempfile.mkdtemp(dir=args.cache)) if temporary else args.cache
+        try:
+            root, seconds = archive(where, records, 4 if blobs else 0)
+            made.append((label, seconds))
+            peers = blobs or records <= args.peers_up_to
+            rounds = args.rounds if peers else args.big_rounds
+            executors = None if args.no_executors or not peers else (dask_skip or "")
+            cmds = commands(
+                root, args.cache, blobs, args.coverage or args.only_coverage, peers, executors
+            )
+            if args.only_coverage:
+                cmds = [
+                    c for c in cmds if c.name == FULL or c.name.startswith("verify-evidence cov")
+                ]
+            for _ in range(rounds):
+                for command in cmds:
+                    warm(command.reads or command.cwd)
+                    run_once(command)
+            files, total = size_of(root)
+            points.append(Point(label, records, blobs, files, total, cmds))
+            emit(report(label, files, total, cmds, rounds))
+            if not blobs:
+                growth.append((records, next(c for c in cmds if c.name == FULL)))
+                if not args.no_serial:
+                    warm(root)
+                    serial.append((records, serial_parts(root, 3 if peers else 1)))
+        finally:
+            if temporary:
+                shutil.rmtree(where, ignore_errors=True)
+    if serial:
+        emit(serial_table(serial))
     if len(growth) > 1:
-        print(scaling(growth))
-
-
-def scaling(growth: list[tuple[int, Command]]) -> str:
-    """How the full check grows: time and memory at each size, and what each record added
-    since the size before (the marginal cost, without the fixed start-up)."""
-    lines = [
-        "### Scaling of the full check",
-        "",
-        "| records | median s | peak RSS MB | peak PSS MB | µs per added record "
-        "| KB (PSS) per added record |",
-        "|---|---|---|---|---|---|",
-    ]
-    before: tuple[int, float, int] | None = None
-    for records, c in growth:
-        med, pss = statistics.median(c.times), max(c.pss)
-        added = "| - | - |"
-        if before is not None:
-            n = records - before[0]
-            added = f"| {(med - before[1]) / n * 1e6:,.0f} | {(pss - before[2]) / n / 1e3:,.1f} |"
-        lines.append(
-            f"| {records:,} | {med:.2f} | {max(c.peaks) / 1e6:.0f} | {pss / 1e6:.0f} {added}"
-        )
-        before = (records, med, pss)
-    lines.append("")
-    return "\n".join(lines)
+        emit(scaling(growth))
+    emit(generation_table(made))
+    emit(targets(points, serial, growth))
+    emit(f"Load average at the end: {load()}.\n")
+    if args.readme:
+        print("\n".join(out))
 
 
 if __name__ == "__main__":

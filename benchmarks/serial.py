@@ -1,0 +1,125 @@
+"""Time the serial main-process parts of a full check, one by one, on a generated archive.
+
+    python benchmarks/serial.py ARCHIVE [--repeat 3]
+
+Prints one JSON object: seconds (the median of ``--repeat`` runs) for the manifest parse,
+the scope walk, the assertion spec's strict parse, planning from it (what each assertion
+reads, indexed by file) and the evaluation of every assertion over the values extracted
+from the records (the extraction itself is not timed: it happens in the workers). Each part
+calls the library function the pipeline calls, in this process, with the cyclic garbage
+collector off as during a check. A part whose function cannot be found (the library moved
+it) is reported as ``null`` with the reason under ``"missing"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SPEC = "evidence/assertions.json"
+RECORDS = "evidence/"
+
+
+def _find(name: str, *modules: str) -> Any:
+    """``name`` from the first of ``modules`` that has it (the pipeline's modules move)."""
+    for module in modules:
+        try:
+            found = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if found is not None:
+            return found
+    raise LookupError(f"{name} not found in {', '.join(modules)}")
+
+
+def _median(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure(root: Path, repeat: int) -> dict[str, Any]:
+    gc.disable()
+    out: dict[str, Any] = {"seconds": {}, "missing": {}}
+    seconds, missing = out["seconds"], out["missing"]
+
+    def part(label: str, fn: Callable[[], Callable[[], object]]) -> None:
+        try:
+            timed = fn()
+        except LookupError as exc:
+            seconds[label], missing[label] = None, str(exc)
+            return
+        seconds[label] = _median(timed, repeat)
+
+    manifest = (root / "manifest.sha256").read_bytes()
+
+    def manifest_parse() -> Callable[[], object]:
+        parse = _find("parse_manifest", "verifier.plan.manifest", "verifier.manifest")
+        return lambda: parse(manifest)
+
+    def walk() -> Callable[[], object]:
+        source_class = _find("DirectorySource", "verifier.sources.directory")
+        return lambda: list(source_class(root).walk(""))
+
+    spec_bytes = (root / SPEC).read_bytes()
+
+    def spec_parse() -> Callable[[], object]:
+        loads = _find("loads_strict", "verifier.jsonparse")
+        return lambda: loads(spec_bytes)
+
+    part("manifest parse", manifest_parse)
+    part("scope walk", walk)
+    part("spec strict parse", spec_parse)
+    try:
+        loads = _find("loads_strict", "verifier.jsonparse")
+        needs_of = _find("needs_of", "verifier.plan.spec", "verifier.consistency")
+        need_index = _find("NeedIndex", "verifier.plan.spec", "verifier.records")
+        records_class = _find("Records", "verifier.judge.records", "verifier.records")
+        extract = _find("extract", "verifier.inspect.record", "verifier.records")
+        check = _find("check_consistency", "verifier.judge.consistency", "verifier.consistency")
+    except LookupError as exc:
+        for label in ("spec plan", "assertion evaluation"):
+            seconds[label], missing[label] = None, str(exc)
+        return out
+    spec, _ = loads(spec_bytes)
+    seconds["spec plan"] = _median(lambda: need_index(needs_of(spec)), repeat)
+    index = need_index(needs_of(spec))
+    store = records_class()
+    listed: set[str] = set()
+    import orjson
+
+    for folder, _, names in os.walk(root / RECORDS):
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            listed.add(rel)
+            if rel == SPEC or not rel.endswith(".json"):
+                continue
+            with open(path, "rb") as handle:
+                store.add(rel, extract(orjson.loads(handle.read()), index.wants(rel)))
+    store.add(SPEC, document=spec)
+    seconds["assertion evaluation"] = _median(lambda: check(store, listed, SPEC, True, {}), repeat)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("archive", type=Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(json.dumps(measure(args.archive, args.repeat)))
+
+
+if __name__ == "__main__":
+    main()
