@@ -160,6 +160,23 @@ def parse_manifest(data: bytes) -> ParsedManifest:
     if lines and lines[-1] == b"":
         lines.pop()
     plain = _PLAIN_LINE.fullmatch
+    if b"\r" not in data:
+        # The common manifest, every line a plain GNU line (as sha256sum writes it): the loop
+        # below would take each line as one entry; here in one pass of C-level calls.
+        found = [m.groups() for m in map(plain, lines) if m is not None]
+        if len(found) == len(lines):
+            return ParsedManifest(
+                tuple(
+                    Entry(
+                        number,
+                        name.decode("utf-8", "surrogateescape"),
+                        digest.decode().lower(),
+                        mode == b"*",
+                    )
+                    for number, (digest, mode, name) in enumerate(found, 1)
+                ),
+                (),
+            )
     for number, raw in enumerate(lines, 1):
         line = raw[:-1] if raw.endswith(b"\r") else raw
         if reader.bsd_reversed != 1 and (m := plain(line)) is not None:

@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 
 from verifier.model import AssertionStatus, Read
 from verifier.numbers import numbers_equal
-from verifier.pointer import EvalError, Glob, quote, resolve_pointer
+from verifier.pointer import EvalError, Glob, resolve_pointer
+from verifier.pointer import quote as _json_quote
 from verifier.records import Need, Records, selectors_in
 
 VACUOUS = "assertion.vacuous"
@@ -119,6 +120,15 @@ class Context:
         return matched
 
 
+def quote(text: str, limit: int = 80) -> str:
+    """``text`` as a JSON string (control characters escaped), cut to about ``limit``: what
+    :func:`verifier.pointer.quote` writes, without calling the JSON encoder for a short
+    printable text with nothing to escape (the common key or path)."""
+    if len(text) <= limit and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return _json_quote(text, limit)
+
+
 def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
 
@@ -126,25 +136,24 @@ def _escape(key: str) -> str:
 def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
     """``(where, pointer)`` for every ``{"file", "pointer"}`` object's pointer anywhere in
     ``node``; ``where`` is a JSON pointer into ``node``, in document order."""
+    # Walked with a stack (no recursion limit); a path is only spelled for a container, and
+    # only containers are pushed (an assertion's selectors hold strings: nothing to push).
+    out: list[tuple[str, Any]] = []
     stack: list[tuple[str, Any]] = [(at, node)]
+    pop, push = stack.pop, stack.append
     while stack:
-        here, current = stack.pop()
-        children: list[tuple[str, Any]]
+        here, current = pop()
         if isinstance(current, dict):
             if "file" in current and "pointer" in current:
-                yield f"{here}/pointer", current["pointer"]
-            children = [
-                (f"{here}/{_escape(str(k))}", v)
-                for k, v in current.items()
-                if isinstance(v, dict | list)
-            ]
+                out.append((f"{here}/pointer", current["pointer"]))
+            kids = [(k, v) for k, v in current.items() if isinstance(v, dict | list)]
+            for k, v in reversed(kids):
+                push((f"{here}/{_escape(str(k))}", v))
         elif isinstance(current, list):
-            children = [
-                (f"{here}/{i}", v) for i, v in enumerate(current) if isinstance(v, dict | list)
-            ]
-        else:
-            continue
-        stack.extend(reversed(children))
+            kids = [(i, v) for i, v in enumerate(current) if isinstance(v, dict | list)]
+            for i, v in reversed(kids):
+                push((f"{here}/{i}", v))
+    return iter(out)
 
 
 class Cover(NamedTuple):

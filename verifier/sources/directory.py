@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
+import operator
 import os
 import stat
 import sys
@@ -139,37 +139,40 @@ class DirectorySource(Source):
             if kind is not Kind.DIRECTORY:
                 return
         stack = [folder]
+        sizes = self._sizes
+        by_name = operator.attrgetter("name")
         while stack:
             current = stack.pop()
             try:
                 with os.scandir(self._full(current)) as it:
-                    entries = sorted(it, key=lambda e: e.name)
+                    entries = sorted(it, key=by_name)
             except OSError as exc:
                 self.walk_errors[current] = exc.strerror or str(exc)
                 yield current, Kind.UNREADABLE
                 continue
+            above = f"{current}/" if current else ""
             for entry in entries:
-                rel = f"{current}/{entry.name}" if current else entry.name
+                rel = above + entry.name
+                # _entry_kind, inline (once per file of a large archive)
                 try:
-                    kind = self._entry_kind(entry, rel)
+                    if entry.is_symlink():
+                        kind = Kind.LINK
+                    elif entry.is_dir(follow_symlinks=False):
+                        stack.append(rel)
+                        continue
+                    elif entry.is_file(follow_symlinks=False):
+                        try:  # noqa: SIM105  # (suppress() costs a context per file)
+                            # its size, to spread reads by weight
+                            sizes[rel] = entry.stat(follow_symlinks=False).st_size
+                        except OSError:
+                            pass
+                        kind = Kind.FILE
+                    else:
+                        kind = Kind.OTHER
                 except OSError as exc:
                     self.walk_errors[rel] = exc.strerror or str(exc)
                     kind = Kind.UNREADABLE
-                if kind is Kind.DIRECTORY:
-                    stack.append(rel)
-                else:
-                    yield rel, kind
-
-    def _entry_kind(self, entry: os.DirEntry[str], rel: str) -> Kind:
-        if entry.is_symlink():
-            return Kind.LINK
-        if entry.is_dir(follow_symlinks=False):
-            return Kind.DIRECTORY
-        if entry.is_file(follow_symlinks=False):
-            with contextlib.suppress(OSError):  # its size, to spread reads by weight
-                self._sizes[rel] = entry.stat(follow_symlinks=False).st_size
-            return Kind.FILE
-        return Kind.OTHER
+                yield rel, kind
 
     def _unlistable(self, folder: str) -> bool:
         """Whether looking at ``folder`` failed (rather than finding a special file)."""
