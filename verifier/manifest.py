@@ -49,8 +49,11 @@ class ParsedManifest:
     malformed: tuple[Malformed, ...]
 
 
+_UTF8, _ESC = "utf-8", "surrogateescape"  # how a name's bytes are read
+
+
 def _decode(name: bytes) -> str:
-    return name.decode("utf-8", "surrogateescape")
+    return name.decode(_UTF8, _ESC)
 
 
 def _unescape(name: bytes) -> bytes | None:
@@ -162,21 +165,18 @@ def parse_manifest(data: bytes) -> ParsedManifest:
     plain = _PLAIN_LINE.fullmatch
     if b"\r" not in data:
         # The common manifest, every line a plain GNU line (as sha256sum writes it): the loop
-        # below would take each line as one entry; here in one pass of C-level calls.
+        # below would take each line as one entry; here in one pass of C-level calls (an
+        # Entry made by tuple.__new__: the named tuple's own __new__ is a Python function).
         found = [m.groups() for m in map(plain, lines) if m is not None]
         if len(found) == len(lines):
-            return ParsedManifest(
-                tuple(
-                    Entry(
-                        number,
-                        name.decode("utf-8", "surrogateescape"),
-                        digest.decode().lower(),
-                        mode == b"*",
-                    )
-                    for number, (digest, mode, name) in enumerate(found, 1)
-                ),
-                (),
-            )
+            make = tuple.__new__
+            entries = [
+                make(
+                    Entry, (number, name.decode(_UTF8, _ESC), digest.decode().lower(), mode == b"*")
+                )
+                for number, (digest, mode, name) in enumerate(found, 1)
+            ]
+            return ParsedManifest(tuple(entries), ())
     for number, raw in enumerate(lines, 1):
         line = raw[:-1] if raw.endswith(b"\r") else raw
         if reader.bsd_reversed != 1 and (m := plain(line)) is not None:

@@ -136,24 +136,25 @@ def _escape(key: str) -> str:
 def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
     """``(where, pointer)`` for every ``{"file", "pointer"}`` object's pointer anywhere in
     ``node``; ``where`` is a JSON pointer into ``node``, in document order."""
-    # Walked with a stack (no recursion limit); a path is only spelled for a container, and
-    # only containers are pushed (an assertion's selectors hold strings: nothing to push).
-    out: list[tuple[str, Any]] = []
     stack: list[tuple[str, Any]] = [(at, node)]
-    pop, push = stack.pop, stack.append
     while stack:
-        here, current = pop()
+        here, current = stack.pop()
+        children: list[tuple[str, Any]]
         if isinstance(current, dict):
             if "file" in current and "pointer" in current:
-                out.append((f"{here}/pointer", current["pointer"]))
-            kids = [(k, v) for k, v in current.items() if isinstance(v, dict | list)]
-            for k, v in reversed(kids):
-                push((f"{here}/{_escape(str(k))}", v))
+                yield f"{here}/pointer", current["pointer"]
+            children = [
+                (f"{here}/{_escape(str(k))}", v)
+                for k, v in current.items()
+                if isinstance(v, dict | list)
+            ]
         elif isinstance(current, list):
-            kids = [(i, v) for i, v in enumerate(current) if isinstance(v, dict | list)]
-            for i, v in reversed(kids):
-                push((f"{here}/{i}", v))
-    return iter(out)
+            children = [
+                (f"{here}/{i}", v) for i, v in enumerate(current) if isinstance(v, dict | list)
+            ]
+        else:
+            continue
+        stack.extend(reversed(children))
 
 
 class Cover(NamedTuple):
