@@ -418,7 +418,10 @@ def serial_parts(root: Path, repeat: int) -> dict[str, float | None]:
     if done.returncode:
         print(f"serial.py failed: {done.stderr.strip()[-300:]}", file=sys.stderr)
         return {}
-    got: dict[str, float | None] = json.loads(done.stdout)["seconds"]
+    result = json.loads(done.stdout)
+    for label, why in result.get("missing", {}).items():
+        print(f"serial.py: {label} not timed: {why}", file=sys.stderr)
+    got: dict[str, float | None] = result["seconds"]
     return got
 
 
@@ -434,6 +437,8 @@ def serial_table(parts: list[tuple[int, dict[str, float | None]]]) -> str:
         cells = [("n/a" if p.get(n) is None else f"{p[n]:.3f}") for n in names]
         lines.append(f"| {records:,} | " + " | ".join(cells) + " |")
     lines.append("")
+    if any(v is None for _, p in parts for v in p.values()):
+        lines += ["n/a: not timed (the library function moved; serial.py says why on stderr).", ""]
     return "\n".join(lines)
 
 
@@ -596,6 +601,12 @@ def main() -> None:
         help="print only, at the end, the Markdown block the README's Performance section takes",
     )
     parser.add_argument(
+        "--write-readme",
+        type=Path,
+        metavar="README",
+        help=f"also put the block between the {START} and {END} lines of README",
+    )
+    parser.add_argument(
         "--coverage",
         action="store_true",
         help="also time verify-evidence coverage, and coverage --mutate --max-mutants 200",
@@ -673,6 +684,21 @@ def main() -> None:
     emit(f"Load average at the end: {load()}.\n")
     if args.readme:
         print("\n".join(out))
+    if args.write_readme is not None:
+        write_readme(args.write_readme, "\n".join(out))
+
+
+START, END = "<!-- benchmarks/run.py: start -->", "<!-- benchmarks/run.py: end -->"
+
+
+def write_readme(path: Path, block: str) -> None:
+    """Replace what lies between the START and END lines of ``path`` with ``block``."""
+    text = path.read_text(encoding="utf-8")
+    head, start, rest = text.partition(START + "\n")
+    _, end, tail = rest.partition(END + "\n")
+    if not start or not end:
+        sys.exit(f"{path} has no {START} ... {END} lines")
+    path.write_text(f"{head}{start}\n{block.strip()}\n\n{end}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":
