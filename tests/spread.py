@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import verifier.integrity
+import verifier.judge.integrity
 import verifier.parallel
 import verifier.pipeline
 
@@ -32,7 +32,7 @@ def spread_reads(set_attr: Setter) -> None:
     set_attr(verifier.parallel, "BATCH_ITEMS", 3)
     served = multiprocessing.get_context("fork").Event()
     parent = os.getpid()
-    read_batch: ReadBatch = verifier.integrity._read_batch
+    read_batch: ReadBatch = verifier.judge.integrity._read_batch
 
     def synchronised(batch: list[tuple[str, int]]) -> list[Any]:
         if os.getpid() == parent:
@@ -42,7 +42,7 @@ def spread_reads(set_attr: Setter) -> None:
         served.set()
         return out
 
-    set_attr(verifier.integrity, "_read_batch", synchronised)
+    set_attr(verifier.judge.integrity, "_read_batch", synchronised)
 
 
 def record_read_processes(set_attr: Setter, out: Path) -> None:

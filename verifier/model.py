@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from verifier.records import Records
+from verifier.judge.records import Records
 
 
 class Severity(StrEnum):

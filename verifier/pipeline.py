@@ -18,18 +18,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier import __version__
-from verifier.consistency import (
-    DEFAULT_SPEC,
-    check_catalogue,
-    check_consistency,
-    needs_of,
-    unread_reasons,
-)
 from verifier.errors import UsageError
-from verifier.integrity import ALGORITHM_LABELS, FileReader, IntegrityOutcome, check_integrity
-from verifier.manifest import normalize_name
+from verifier.inspect.record import RecordResult, process_record
+from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
+from verifier.judge.catalogue import check_catalogue
+from verifier.judge.consistency import check_consistency, unread_reasons
+from verifier.judge.integrity import ALGORITHM_LABELS, FileReader, IntegrityOutcome, check_integrity
+from verifier.judge.records import Records
+from verifier.judge.validity import check_validity
 from verifier.model import AssertionResult, FileEntry, Finding, Read, Report, Stage, StageResult
-from verifier.records import CATALOGUE, Need, NeedIndex, Records, selectors_in
+from verifier.plan.manifest import normalize_name
+from verifier.plan.needs import CATALOGUE, Need, NeedIndex, selectors_in
+from verifier.plan.spec import DEFAULT_SPEC, needs_of
 from verifier.sources import (
     DirectorySource,
     Kind,
@@ -41,14 +41,6 @@ from verifier.sources import (
 )
 from verifier.sources.bagit import decode_name
 from verifier.sources.directory import NotRegularError, read_regular
-from verifier.validity import (
-    Prepared,
-    RecordResult,
-    check_validity,
-    is_schema_path,
-    prepare_validity,
-    process_record,
-)
 
 DEFAULT_MANIFEST = "manifest.sha256"
 WEAK_ALGORITHMS = frozenset({"md5", "sha1"})

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context, EvalError
+from verifier.judge.records import Records
 from verifier.model import Read
-from verifier.records import Records
 from verifier.transcripts.pairing import INTERRUPTED_MARKER
 
 RECORDS: dict[str, Any] = {

@@ -474,7 +474,7 @@ def test_worker_processes_hash_every_algorithm(
 ) -> None:
     """A bag in a folder is read by worker processes when it is worth it; each worker hashes
     every algorithm from its one read, and the verdict is the serial one."""
-    from verifier.integrity import FileReader
+    from verifier.judge.integrity import FileReader
     from verifier.parallel import MIN_ITEMS
     from verifier.pipeline import Options
 

@@ -13,10 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, AssertionKind, Context, Outcome
-from verifier.consistency import check_consistency, needs_of
+from verifier.judge.consistency import check_consistency
+from verifier.judge.records import Records
 from verifier.model import AssertionResult, AssertionStatus, Finding
+from verifier.plan.needs import Need
+from verifier.plan.spec import needs_of
 from verifier.pointer import is_pointer
-from verifier.records import Need, Records
 
 SPEC = "evidence/assertions.json"
 RECORDS: dict[str, Any] = {

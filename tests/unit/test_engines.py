@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, require_module
-from verifier.validity import Validators
+from verifier.inspect.schemas import Validators
 
 require_module("jsonschema_rs")
 if os.environ.get("VERIFIER_ENGINE") == "reference":

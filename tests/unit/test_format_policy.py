@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context
 from verifier.format_policy import ANNOTATION_ONLY, ASSERTED
-from verifier.records import Records
+from verifier.inspect.schemas import Validators
+from verifier.judge.records import Records
 from verifier.rfc3339 import instant, is_full_date, is_full_time, is_rfc3339
-from verifier.validity import Validators
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 FAST = os.environ.get("VERIFIER_ENGINE") != "reference"

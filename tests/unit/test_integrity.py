@@ -138,17 +138,17 @@ def test_large_files_hash_the_same_through_a_memory_map(
 ) -> None:
     """Past the first buffer, a large binary file is hashed through mapped windows; every
     byte still counts once, whatever the size (the tail of a window, a partial one)."""
-    import verifier.integrity
-    from verifier.integrity import _MAP_MIN, _MAP_WINDOW, _digest
+    import verifier.inspect.digest
+    from verifier.inspect.digest import _MAP_MIN, _MAP_WINDOW, _digest
 
     mapped: list[int] = []
-    original = verifier.integrity._hash_mapped
+    original = verifier.inspect.digest._hash_mapped
 
     def counting(stream: Any, offset: int, hasher: Any) -> int:
         mapped.append(original(stream, offset, hasher))
         return mapped[-1]
 
-    monkeypatch.setattr(verifier.integrity, "_hash_mapped", counting)
+    monkeypatch.setattr(verifier.inspect.digest, "_hash_mapped", counting)
 
     data = bytes(range(256)) * ((_MAP_MIN + 2 * _MAP_WINDOW + extra) // 256) + b"\0" * extra
     path = tmp_path / "big.bin"

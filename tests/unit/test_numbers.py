@@ -17,8 +17,8 @@ from verifier.assertions import KINDS, Context
 from verifier.assertions.interface import json_equal
 from verifier.jsonparse import loads_strict
 from verifier.jsonwrite import _orjson_scalar, _walk, dumps, dumps_report
+from verifier.judge.records import Records
 from verifier.numbers import JsonFloat, canonical, number_key
-from verifier.records import Records
 
 literals = st.builds(
     lambda sign, whole, frac, exp: f"{sign}{whole}{'.' + frac if frac else ''}{exp}",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import verifier.integrity
+import verifier.judge.integrity
 import verifier.parallel
 from tests.conftest import REPO, require_module, write_archive
 from tests.spread import spread_reads

@@ -6,8 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
+from verifier.judge.records import Records
+from verifier.plan.needs import Need, NeedIndex
 from verifier.pointer import EvalError, Glob, resolve_pointer
-from verifier.records import NOT_AN_ARRAY, Need, NeedIndex, Records, Unresolved, extract
 
 _SEGMENT = st.sampled_from(["a", "b", "c.json", "d.json", "evidence", "x"])
 _PATH = st.lists(_SEGMENT, min_size=1, max_size=4).map("/".join)
@@ -64,7 +66,7 @@ def test_extraction_keeps_values_lengths_and_why_a_pointer_failed() -> None:
 
 
 def test_catalogue_cells_are_checked_against_what_records_hold() -> None:
-    from verifier.consistency import check_catalogue
+    from verifier.judge.catalogue import check_catalogue
 
     catalogue = {
         "cases": [

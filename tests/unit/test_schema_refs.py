@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import write_archive
 from verifier import bounded_regex, verify
-from verifier.validity import Validators, prepare_validity
+from verifier.inspect.schemas import Validators, prepare_validity
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://verifier.invalid/schemas/"

@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import REPO
 from verifier.format_policy import ASSERTED
-from verifier.validity import Validators
+from verifier.inspect.schemas import Validators
 
 SUITE = REPO / "tests" / "data" / "json-schema-test-suite"
 CASES = SUITE / "tests" / "draft2020-12"

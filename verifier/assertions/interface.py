@@ -14,11 +14,12 @@ import abc
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from verifier.judge.records import Records
 from verifier.model import AssertionStatus, Read
 from verifier.numbers import numbers_equal
+from verifier.plan.needs import Need, selectors_in
 from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.pointer import quote as _json_quote
-from verifier.records import Need, Records, selectors_in
 
 VACUOUS = "assertion.vacuous"
 

@@ -17,11 +17,11 @@ from typing import Any
 
 from verifier import __version__
 from verifier.assertions import KINDS
-from verifier.consistency import catalogue_cells
 from verifier.coverage.report import CoverageReport, Excuse, FileCoverage, Leaf, LeafStatus
+from verifier.judge.catalogue import catalogue_cells
 from verifier.model import Finding, Report, Severity
+from verifier.plan.needs import CATALOGUE
 from verifier.pointer import EvalError, Glob, resolve_pointer
-from verifier.records import CATALOGUE
 
 PROVENANCE_REASON = "provenance: who made the record and how, not a claim the spec tests"
 SCHEMA_REASON = "the record's declared schema: the validity stage checks the record against it"

@@ -2,7 +2,7 @@
 
 For each covered leaf (:class:`LeafStatus.COVERED`) one mutant: the value replaced by the
 first of a few values of the same JSON type (:mod:`verifier.coverage.candidates`) that the
-validity stage's own code accepts (:func:`verifier.validity.process_record`: the mutated
+validity stage's own code accepts (:func:`verifier.inspect.record.process_record`: the mutated
 record's bytes parsed strictly, validated against its declared schema). The mutant is then
 judged against the unmutated archive: *killed* when an assertion that passed no longer does,
 or a transcript check or a catalogue cell gains a finding; otherwise *survived* (a
@@ -41,24 +41,21 @@ from typing import Any
 
 from verifier.assertions import KINDS
 from verifier.assertions.interface import plain
-from verifier.consistency import (
-    check_catalogue,
-    check_consistency,
-    repeated_ids,
-    unread_reasons,
-)
 from verifier.coverage.candidates import candidates, placeholder, unmutable
 from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
 from verifier.coverage.rules import governing
 from verifier.coverage.scratch import Scratch
 from verifier.execute import create
 from verifier.execute.interface import BATCH_WEIGHT
+from verifier.inspect.record import process_record
+from verifier.inspect.schemas import is_schema_path
 from verifier.jsonwrite import dumps
+from verifier.judge.catalogue import check_catalogue
+from verifier.judge.consistency import check_consistency, repeated_ids, unread_reasons
+from verifier.judge.records import Records
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report
 from verifier.pipeline import Options, RecordProcessor, Run, open_location
 from verifier.pointer import EvalError, Glob, resolve_pointer
-from verifier.records import Records
-from verifier.validity import is_schema_path, process_record
 
 
 def killed_by(

@@ -18,9 +18,9 @@ import tempfile
 from dataclasses import replace
 
 from verifier.errors import UsageError
-from verifier.manifest import parse_manifest
 from verifier.model import Report
 from verifier.pipeline import Options, Run, _manifest, open_location, run
+from verifier.plan.manifest import parse_manifest
 
 
 def _inside(root: str, name: str) -> str:

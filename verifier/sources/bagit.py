@@ -31,8 +31,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.model import FileEntry, Finding
+from verifier.plan.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.sources.interface import Kind, Layout, Source, Stream
 
 BAGIT_TXT = "bagit.txt"

@@ -22,8 +22,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from verifier.manifest import ParsedManifest
     from verifier.model import FileEntry, Finding
+    from verifier.plan.manifest import ParsedManifest
 
 Stream = RawIOBase | BufferedIOBase
 

@@ -18,7 +18,7 @@ from verifier.assertions.interface import EvalError, resolve_pointer
 from verifier.jsonwrite import dumps
 from verifier.model import AssertionStatus, Finding, Report, Severity
 from verifier.numbers import canonical
-from verifier.records import CATALOGUE
+from verifier.plan.needs import CATALOGUE
 
 DEFAULT_CATALOGUE = CATALOGUE
 NOT_RECORDED = "not recorded"

@@ -1,10 +1,11 @@
-"""Stage 2, validity: is every record well formed?
+"""The schema bundle: the archive's schemas, parsed and checked once in the plan, with their
+validators compiled on first use in whichever process checks a record (a bundle pickles as
+its schemas alone, so a worker started with ``spawn``, or on another machine, gets the same
+verdicts).
 
-Records are parsed strictly from the bytes the integrity stage hashed. Each names its schema
-by ``$id`` in its ``"$schema"`` member; schemas come only from the archive's ``schemas/``
-folder (and the JSON Schema metaschemas bundled with ``jsonschema``). Any other reference is a
-``schema.unresolved`` finding: the registry's retrieve function refuses, so no network call
-can ever happen.
+Schemas come only from the archive's ``schemas/`` folder (and the JSON Schema metaschemas
+bundled with ``jsonschema``). Any other reference is a ``schema.unresolved`` finding: the
+registry's retrieve function refuses, so no network call can ever happen.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
@@ -26,12 +27,10 @@ except ImportError:  # pragma: no cover
 from verifier import bounded_regex
 from verifier.format_policy import fast_formats, format_checker
 from verifier.jsonparse import escape_token, loads_strict
-from verifier.model import Finding, Stage, StageResult
-from verifier.records import Extracted, Records, Wants, extract
+from verifier.model import Finding
 from verifier.reference_engine import install as install_ecma_patterns
 from verifier.reference_engine import meta_problems
 from verifier.schema_walk import Subschema, subschemas
-from verifier.transcripts.archive import check_transcript_record
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, FormatChecker
@@ -52,26 +51,8 @@ def pointer_of(path: Iterator[Any] | Any) -> str:
     return "".join("/" + escape_token(str(part)) for part in path)
 
 
-@dataclass(slots=True)
-class ValidityOutcome:
-    stage: StageResult
-    records: Records = field(default_factory=Records)
-    schemas: dict[str, str] = field(default_factory=dict)  # $id -> path
-
-
 def is_schema_path(path: str, schemas_dir: str) -> bool:
     return path.startswith(schemas_dir + "/") and path.endswith(".json")
-
-
-class RecordResult(NamedTuple):
-    """What one record's parse and validation found, and the values extracted from it: small,
-    so it crosses processes cheaply; the parsed record itself is not kept."""
-
-    findings: list[Finding]
-    transcript: list[Finding]  # the transcript checker's, for a transcript record
-    parsed: bool
-    validated: int
-    extracted: Extracted | None
 
 
 @dataclass(slots=True)
@@ -159,71 +140,6 @@ def prepare_validity(contents: dict[str, bytes], schemas_dir: str, validate: boo
         validators.fast(path)
     prep.validators = validators
     return prep
-
-
-def process_record(
-    prep: Prepared, path: str, data: bytes, wants: Wants, keep: bool = False
-) -> tuple[RecordResult, Any]:
-    """Parse one record strictly from its hashed bytes, validate it, check it if it is a
-    transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
-    the parsed value (``None`` otherwise, or if it did not parse)."""
-    findings: list[Finding] = []
-    value = _parse(path, data, findings)
-    if value is None:
-        return RecordResult(findings if prep.validate else _NONE, _NONE, False, 0, None), None
-    transcript: list[Finding] = _NONE
-    checked = 0
-    if prep.validate and prep.validators is not None:
-        more, checked = prep.validators.record(path, value)
-        findings.extend(more)
-        transcript = check_transcript_record(path, value)
-    extracted = extract(value, wants) if wants else None
-    if not findings or not prep.validate:
-        findings = _NONE  # one shared empty list: most records have no findings
-    return RecordResult(findings, transcript, True, checked, extracted), (value if keep else None)
-
-
-_NONE: list[Finding] = []  # never appended to: results are read, not extended
-
-
-def check_validity(
-    prep: Prepared, results: dict[str, RecordResult], records: Records
-) -> ValidityOutcome:
-    """The validity stage from the prepared schemas and each record's result (``results``:
-    archive path -> result; ``records`` receives what was extracted)."""
-    if not prep.validate:
-        skipped = ValidityOutcome(
-            StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages)."), records
-        )
-        for path in sorted(results):
-            result = results[path]
-            if result.parsed and path not in records:
-                records.add(path, result.extracted)
-        return skipped
-    stage = StageResult(Stage.VALIDITY)
-    out = ValidityOutcome(stage, records, prep.schemas)
-    findings = stage.findings
-    findings.extend(prep.findings)
-    validated = 0
-    record_paths = sorted(results)
-    for path in record_paths:
-        result = results[path]
-        findings.extend(result.findings)
-        validated += result.validated
-        if result.parsed and path not in records:
-            records.add(path, result.extracted)
-    for path in record_paths:
-        findings.extend(results[path].transcript)
-    stage.counts = {
-        "records": len(record_paths),
-        "schemas": prep.schema_count,
-        "validated": validated,
-    }
-    if not record_paths and not prep.schema_count:
-        stage.note = "No records or schemas in the manifest's scope: nothing to check."
-    elif not record_paths:
-        stage.note = "No records in the manifest's scope: only the schemas themselves were checked."
-    return out
 
 
 class Validators:

@@ -12,117 +12,16 @@ the archive: each value it reads is one dictionary lookup.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
-from verifier.pointer import EvalError, Glob, resolve_pointer
-
-Wants = tuple[tuple[str, bool], ...]  # (pointer, length only) pairs for one file
-Extracted = dict[str, Any]  # pointer (or "#" + pointer for a length) -> value or Unresolved
-
-
-class Need(NamedTuple):
-    """A value a later stage reads: at ``pointer`` in ``file`` (a glob pattern when ``glob``),
-    whole, or only its length when ``length`` (an array's element count)."""
-
-    file: str
-    pointer: str
-    glob: bool = False
-    length: bool = False
+from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
+from verifier.plan.needs import Extracted, Need, NeedIndex
+from verifier.pointer import EvalError, resolve_pointer
 
 
 class UndeclaredRead(EvalError):
     """A reader asked for a value it did not declare as a need: a bug in the reader (an
     assertion kind's internal error), never the archive's fault and never a pass."""
-
-
-@dataclass(frozen=True, slots=True)
-class Unresolved:
-    """A pointer that resolved to nothing, with the message :func:`resolve_pointer` gave."""
-
-    message: str
-
-
-CATALOGUE = "evidence/cases.json"  # the case catalogue, kept whole for the outcome table
-NOT_AN_ARRAY = -1  # the length of something that is not an array
-
-
-def selectors_in(node: Any) -> Iterator[Need]:
-    """Every ``{"file": ..., "pointer": ...}`` object anywhere in ``node``."""
-    stack = [node] if isinstance(node, dict | list) else []
-    while stack:
-        current = stack.pop()
-        children: Iterable[Any]
-        if isinstance(current, dict):
-            file, pointer = current.get("file"), current.get("pointer")
-            if isinstance(file, str) and isinstance(pointer, str):
-                yield Need(file, pointer)
-            children = current.values()
-        else:
-            children = current
-        stack.extend(c for c in children if isinstance(c, dict | list))
-
-
-def extract(value: Any, wants: Wants) -> Extracted:
-    """The values at ``wants`` in one parsed record."""
-    out: Extracted = {}
-    for pointer, length in wants:
-        try:
-            found = resolve_pointer(value, pointer)
-        except EvalError as exc:
-            out[("#" if length else "") + pointer] = Unresolved(str(exc))
-            continue
-        if length:
-            out["#" + pointer] = len(found) if isinstance(found, list) else NOT_AN_ARRAY
-        else:
-            out[pointer] = found
-    return out
-
-
-def _literal_folder(pattern: str) -> str:
-    """The folder a glob pattern's matches all lie in: its part before the first wildcard,
-    up to the last ``/``."""
-    cut = len(pattern)
-    for wildcard in ("*", "?"):
-        at = pattern.find(wildcard)
-        if at != -1:
-            cut = min(cut, at)
-    head = pattern[:cut]
-    return head[: head.rfind("/") + 1]
-
-
-class NeedIndex:
-    """The needs, indexed by file; glob needs indexed by the folder their matches lie in, so
-    finding what one file needs costs the depth of its path, not the number of needs."""
-
-    def __init__(self, needs: Iterable[Need]) -> None:
-        self._exact: dict[str, dict[tuple[str, bool], None]] = {}
-        self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
-        compiled: dict[str, Glob] = {}
-        for need in needs:
-            if need.glob:
-                glob = compiled.get(need.file)
-                if glob is None:
-                    glob = compiled[need.file] = Glob(need.file)
-                folder = _literal_folder(need.file)
-                self._globs.setdefault(folder, []).append((glob, need.pointer, need.length))
-            else:
-                self._exact.setdefault(need.file, {})[(need.pointer, need.length)] = None
-
-    def wants(self, path: str) -> Wants:
-        found = self._exact.get(path)
-        wanted: dict[tuple[str, bool], None] = dict(found) if found else {}
-        if self._globs:
-            folder = ""
-            while True:
-                for glob, pointer, length in self._globs.get(folder, ()):
-                    if glob.match(path):
-                        wanted[(pointer, length)] = None
-                slash = path.find("/", len(folder))
-                if slash == -1:
-                    break
-                folder = path[: slash + 1]
-        return tuple(wanted)
 
 
 class Records:
@@ -238,16 +137,4 @@ class Records:
 
 _NOT_EXTRACTED: Any = object()
 
-__all__ = [
-    "CATALOGUE",
-    "NOT_AN_ARRAY",
-    "Extracted",
-    "Need",
-    "NeedIndex",
-    "Records",
-    "UndeclaredRead",
-    "Unresolved",
-    "Wants",
-    "extract",
-    "selectors_in",
-]
+__all__ = ["Records", "UndeclaredRead"]

@@ -23,7 +23,7 @@ from verifier.sources.interface import Kind, Source
 from verifier.sources.safety import collision_key
 
 if TYPE_CHECKING:
-    from verifier.integrity import FileReader
+    from verifier.judge.integrity import FileReader
 
 MAX_INDEX_FILES = 20_000
 MAX_NAMED = 3  # other paths named in one hint

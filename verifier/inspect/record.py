@@ -1,0 +1,48 @@
+"""One record's inspection: parsed strictly from the bytes that were hashed, validated against
+the schema bundle, checked if it is a transcript, and reduced to the values its task wants."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from verifier.inspect.schemas import Prepared, _parse
+from verifier.inspect.values import extract
+from verifier.model import Finding
+from verifier.plan.needs import Extracted, Wants
+from verifier.transcripts.archive import check_transcript_record
+
+
+class RecordResult(NamedTuple):
+    """What one record's parse and validation found, and the values extracted from it: small,
+    so it crosses processes cheaply; the parsed record itself is not kept."""
+
+    findings: list[Finding]
+    transcript: list[Finding]  # the transcript checker's, for a transcript record
+    parsed: bool
+    validated: int
+    extracted: Extracted | None
+
+
+def process_record(
+    prep: Prepared, path: str, data: bytes, wants: Wants, keep: bool = False
+) -> tuple[RecordResult, Any]:
+    """Parse one record strictly from its hashed bytes, validate it, check it if it is a
+    transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
+    the parsed value (``None`` otherwise, or if it did not parse)."""
+    findings: list[Finding] = []
+    value = _parse(path, data, findings)
+    if value is None:
+        return RecordResult(findings if prep.validate else _NONE, _NONE, False, 0, None), None
+    transcript: list[Finding] = _NONE
+    checked = 0
+    if prep.validate and prep.validators is not None:
+        more, checked = prep.validators.record(path, value)
+        findings.extend(more)
+        transcript = check_transcript_record(path, value)
+    extracted = extract(value, wants) if wants else None
+    if not findings or not prep.validate:
+        findings = _NONE  # one shared empty list: most records have no findings
+    return RecordResult(findings, transcript, True, checked, extracted), (value if keep else None)
+
+
+_NONE: list[Finding] = []  # never appended to: results are read, not extended

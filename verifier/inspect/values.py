@@ -1,0 +1,37 @@
+"""The values one record yields: extracted at the pointers its task wants, in whichever process
+read it. Small: what crosses processes grows with what the assertions read, not with the
+records' size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.plan.needs import Extracted, Wants
+from verifier.pointer import EvalError, resolve_pointer
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    """A pointer that resolved to nothing, with the message :func:`resolve_pointer` gave."""
+
+    message: str
+
+
+NOT_AN_ARRAY = -1  # the length of something that is not an array
+
+
+def extract(value: Any, wants: Wants) -> Extracted:
+    """The values at ``wants`` in one parsed record."""
+    out: Extracted = {}
+    for pointer, length in wants:
+        try:
+            found = resolve_pointer(value, pointer)
+        except EvalError as exc:
+            out[("#" if length else "") + pointer] = Unresolved(str(exc))
+            continue
+        if length:
+            out["#" + pointer] = len(found) if isinstance(found, list) else NOT_AN_ARRAY
+        else:
+            out[pointer] = found
+    return out

@@ -1,0 +1,64 @@
+"""Stage 2, validity: is every record well formed?
+
+Records are parsed strictly from the bytes the integrity stage hashed. Each names its schema
+by ``$id`` in its ``"$schema"`` member; schemas come only from the archive's ``schemas/``
+folder (and the JSON Schema metaschemas bundled with ``jsonschema``). Any other reference is a
+``schema.unresolved`` finding: the registry's retrieve function refuses, so no network call
+can ever happen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from verifier.inspect.record import RecordResult
+from verifier.inspect.schemas import Prepared
+from verifier.judge.records import Records
+from verifier.model import Stage, StageResult
+
+
+@dataclass(slots=True)
+class ValidityOutcome:
+    stage: StageResult
+    records: Records = field(default_factory=Records)
+    schemas: dict[str, str] = field(default_factory=dict)  # $id -> path
+
+
+def check_validity(
+    prep: Prepared, results: dict[str, RecordResult], records: Records
+) -> ValidityOutcome:
+    """The validity stage from the prepared schemas and each record's result (``results``:
+    archive path -> result; ``records`` receives what was extracted)."""
+    if not prep.validate:
+        skipped = ValidityOutcome(
+            StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages)."), records
+        )
+        for path in sorted(results):
+            result = results[path]
+            if result.parsed and path not in records:
+                records.add(path, result.extracted)
+        return skipped
+    stage = StageResult(Stage.VALIDITY)
+    out = ValidityOutcome(stage, records, prep.schemas)
+    findings = stage.findings
+    findings.extend(prep.findings)
+    validated = 0
+    record_paths = sorted(results)
+    for path in record_paths:
+        result = results[path]
+        findings.extend(result.findings)
+        validated += result.validated
+        if result.parsed and path not in records:
+            records.add(path, result.extracted)
+    for path in record_paths:
+        findings.extend(results[path].transcript)
+    stage.counts = {
+        "records": len(record_paths),
+        "schemas": prep.schema_count,
+        "validated": validated,
+    }
+    if not record_paths and not prep.schema_count:
+        stage.note = "No records or schemas in the manifest's scope: nothing to check."
+    elif not record_paths:
+        stage.note = "No records in the manifest's scope: only the schemas themselves were checked."
+    return out

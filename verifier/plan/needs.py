@@ -1,0 +1,89 @@
+"""What later stages need from each record: the values at JSON pointers (:class:`Need`), and
+an index (:class:`NeedIndex`) that says what one file must yield, planned once before any
+record is read (from the assertion spec's selectors and the case catalogue's cells).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+from verifier.pointer import Glob
+
+Wants = tuple[tuple[str, bool], ...]  # (pointer, length only) pairs for one file
+Extracted = dict[str, Any]  # pointer (or "#" + pointer for a length) -> value or Unresolved
+
+
+class Need(NamedTuple):
+    """A value a later stage reads: at ``pointer`` in ``file`` (a glob pattern when ``glob``),
+    whole, or only its length when ``length`` (an array's element count)."""
+
+    file: str
+    pointer: str
+    glob: bool = False
+    length: bool = False
+
+
+CATALOGUE = "evidence/cases.json"  # the case catalogue, kept whole for the outcome table
+
+
+def selectors_in(node: Any) -> Iterator[Need]:
+    """Every ``{"file": ..., "pointer": ...}`` object anywhere in ``node``."""
+    stack = [node] if isinstance(node, dict | list) else []
+    while stack:
+        current = stack.pop()
+        children: Iterable[Any]
+        if isinstance(current, dict):
+            file, pointer = current.get("file"), current.get("pointer")
+            if isinstance(file, str) and isinstance(pointer, str):
+                yield Need(file, pointer)
+            children = current.values()
+        else:
+            children = current
+        stack.extend(c for c in children if isinstance(c, dict | list))
+
+
+def _literal_folder(pattern: str) -> str:
+    """The folder a glob pattern's matches all lie in: its part before the first wildcard,
+    up to the last ``/``."""
+    cut = len(pattern)
+    for wildcard in ("*", "?"):
+        at = pattern.find(wildcard)
+        if at != -1:
+            cut = min(cut, at)
+    head = pattern[:cut]
+    return head[: head.rfind("/") + 1]
+
+
+class NeedIndex:
+    """The needs, indexed by file; glob needs indexed by the folder their matches lie in, so
+    finding what one file needs costs the depth of its path, not the number of needs."""
+
+    def __init__(self, needs: Iterable[Need]) -> None:
+        self._exact: dict[str, dict[tuple[str, bool], None]] = {}
+        self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
+        compiled: dict[str, Glob] = {}
+        for need in needs:
+            if need.glob:
+                glob = compiled.get(need.file)
+                if glob is None:
+                    glob = compiled[need.file] = Glob(need.file)
+                folder = _literal_folder(need.file)
+                self._globs.setdefault(folder, []).append((glob, need.pointer, need.length))
+            else:
+                self._exact.setdefault(need.file, {})[(need.pointer, need.length)] = None
+
+    def wants(self, path: str) -> Wants:
+        found = self._exact.get(path)
+        wanted: dict[tuple[str, bool], None] = dict(found) if found else {}
+        if self._globs:
+            folder = ""
+            while True:
+                for glob, pointer, length in self._globs.get(folder, ()):
+                    if glob.match(path):
+                        wanted[(pointer, length)] = None
+                slash = path.find("/", len(folder))
+                if slash == -1:
+                    break
+                folder = path[: slash + 1]
+        return tuple(wanted)

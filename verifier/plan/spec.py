@@ -1,0 +1,30 @@
+"""The assertion spec, read in the plan: what its assertions will read, as each kind declares
+it (the needs the plan indexes before any record is read)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from verifier.assertions import KINDS
+from verifier.plan.needs import Need
+
+DEFAULT_SPEC = "evidence/assertions.json"
+
+
+def needs_of(spec: Any) -> Iterator[Need]:
+    """What the assertions of ``spec`` (the parsed assertion spec) will read, as each kind
+    declares it; nothing for a malformed spec or assertion (evaluating it is an error)."""
+    assertions = spec.get("assertions") if isinstance(spec, dict) else None
+    for item in assertions if isinstance(assertions, list) else ():
+        if not isinstance(item, dict):
+            continue
+        name = item.get("kind")
+        kind = KINDS.get(name) if isinstance(name, str) else None
+        if kind is None:
+            continue
+        try:
+            needs = list(kind.needs(item))
+        except Exception:  # a bug in the kind: evaluating it reports an internal error
+            continue
+        yield from needs
