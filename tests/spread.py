@@ -17,14 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import verifier.judge.integrity
+import verifier.inspect.inspect
 import verifier.parallel
 import verifier.pipeline
 
 WAIT_FOR_WORKER = 60.0
 
 Setter = Callable[[Any, str, Any], None]
-ReadBatch = Callable[[list[tuple[str, int]]], list[Any]]
+ReadBatch = Callable[[Any, list[Any]], list[Any]]
 
 
 def spread_reads(set_attr: Setter) -> None:
@@ -32,17 +32,17 @@ def spread_reads(set_attr: Setter) -> None:
     set_attr(verifier.parallel, "BATCH_ITEMS", 3)
     served = multiprocessing.get_context("fork").Event()
     parent = os.getpid()
-    read_batch: ReadBatch = verifier.judge.integrity._read_batch
+    read_batch: ReadBatch = verifier.inspect.inspect.inspect_batch
 
-    def synchronised(batch: list[tuple[str, int]]) -> list[Any]:
+    def synchronised(context: Any, batch: list[Any]) -> list[Any]:
         if os.getpid() == parent:
             served.wait(WAIT_FOR_WORKER)
-            return read_batch(batch)
-        out = read_batch(batch)
+            return read_batch(context, batch)
+        out = read_batch(context, batch)
         served.set()
         return out
 
-    set_attr(verifier.judge.integrity, "_read_batch", synchronised)
+    set_attr(verifier.inspect.inspect, "inspect_batch", synchronised)
 
 
 def record_read_processes(set_attr: Setter, out: Path) -> None:

@@ -1,50 +1,61 @@
-"""The pipeline: source -> integrity -> validity -> consistency -> report.
+"""The pipeline, one way: plan -> inspect each file -> judge -> report.
+
+1. **Plan** (:mod:`verifier.plan`): find and parse the manifests, walk their scope, read the
+   schemas and the documents (the assertion spec, the case catalogue) into the schema bundle
+   and the need index, and make one small, picklable task per file.
+2. **Inspect** (:mod:`verifier.inspect`): a pure function from a task (and the context: the
+   source's opener and the bundle) to that file's facts, run by an executor
+   (:mod:`verifier.execute`): here, or in worker processes that open the files themselves; a
+   source read in one pass (a tarball, git) is inspected here, as it streams.
+3. **Judge** (:mod:`verifier.judge`): the facts reduced into the stages' results; hints ask
+   for more tasks (the files they compare against), never read.
 
 Each stage reports its own findings; a later stage never hides an earlier one (a record whose
 digest mismatched is still parsed and checked, and both findings are reported).
-
-Any source location works (a folder, a zip, a tarball, ``REPO@REV``, a BagIt bag): the
-source registry (:func:`verifier.sources.open_source`) picks the reader, and its layout says
-where the manifest and the records are.
 """
 
 from __future__ import annotations
 
-import errno
 import gc
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier import __version__
 from verifier.errors import UsageError
-from verifier.inspect.record import RecordResult, process_record
-from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
+from verifier.execute import create
+from verifier.execute.inline import InlineExecutor
+from verifier.inspect import inspect as inspecting
+from verifier.inspect.digest import Digest, _digest_bytes
+from verifier.inspect.inspect import FileFacts, InspectContext
+from verifier.inspect.schemas import is_schema_path
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, unread_reasons
-from verifier.judge.integrity import ALGORITHM_LABELS, FileReader, IntegrityOutcome, check_integrity
+from verifier.judge.hints import Hinter, index_names
+from verifier.judge.integrity import IntegrityOutcome, judge_manifest
+from verifier.judge.merge import _algorithms_note, _all_listed, _merge
 from verifier.judge.records import Records
 from verifier.judge.validity import check_validity
-from verifier.model import AssertionResult, FileEntry, Finding, Read, Report, Stage, StageResult
-from verifier.plan.manifest import normalize_name
-from verifier.plan.needs import CATALOGUE, Need, NeedIndex, selectors_in
-from verifier.plan.spec import DEFAULT_SPEC, needs_of
-from verifier.sources import (
-    DirectorySource,
-    Kind,
-    Layout,
-    Limits,
-    Source,
-    SourceError,
-    open_source,
+from verifier.model import AssertionResult, Read, Report, Stage, StageResult
+from verifier.plan.entries import ManifestPlan, plan_manifest
+from verifier.plan.locate import (
+    DEFAULT_MANIFEST,
+    base_folder,
+    find_manifest,
+    read_manifest,
+    read_member,
 )
+from verifier.plan.needs import CATALOGUE
+from verifier.plan.plan import FileTask, Plan, weight
+from verifier.plan.records import RecordPlan
+from verifier.plan.spec import DEFAULT_SPEC
+from verifier.sources import Kind, Limits, Source, SourceError, open_source
 from verifier.sources.bagit import decode_name
-from verifier.sources.directory import NotRegularError, read_regular
+from verifier.sources.openers import LiveOpener
 
-DEFAULT_MANIFEST = "manifest.sha256"
-WEAK_ALGORITHMS = frozenset({"md5", "sha1"})
-MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # a million lines of long names fit in a quarter of it
+STAGES = ("integrity", "validity", "consistency")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,132 +104,19 @@ class Run:
     base: str
     details: dict[str, dict[str, str]]
     read_processes: int = 1
+    #: what each inspection pass ran on (``executor``, ``workers``; ``serial`` with
+    #: ``onePass``: a source read in one pass in this process, a compressed tarball say)
+    executors: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _relative_inside(path: str, root: str) -> str | None:
-    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-    if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
-        return None
-    return rel.replace(os.sep, "/")
-
-
-class ManifestRefused(Exception):
-    """The manifest is inside the archive but not a regular file within it (a link, a FIFO, a
-    device), or over :data:`MAX_MANIFEST_BYTES`: a finding, never read."""
-
-    def __init__(self, label: str, why: str) -> None:
-        super().__init__(why)
-        self.label = label
-
-
-def read_manifest(
-    root: str, options: Options, source: Source | None = None
-) -> tuple[str, bytes, str | None]:
-    """The manifest's label, bytes and path relative to the root (``None`` if outside).
-
-    A manifest inside the root is archive content: it must be a regular file reached through
-    real folders (``source`` checks every segment), opened without following a link and
-    without blocking (a FIFO is never waited on), and at most :data:`MAX_MANIFEST_BYTES`
-    (and ``--max-bytes``); otherwise :class:`ManifestRefused`. A manifest outside the root is
-    the caller's own file: it must be a regular file too, or the command cannot run
-    (:class:`UsageError`); a missing manifest is a :class:`UsageError` either way."""
-    path = options.manifest or os.path.join(root, DEFAULT_MANIFEST)
-    rel = _relative_inside(path, root)
-    label = rel if rel is not None else path
-    limit = min(MAX_MANIFEST_BYTES, options.limits.max_bytes)
-    if rel is not None and source is not None:
-        kind = source.kind(rel)
-        if kind is Kind.LINK:
-            raise ManifestRefused(label, f"{label} is, or goes through, a symbolic link")
-        if kind is Kind.OTHER:
-            raise ManifestRefused(label, f"{label} is a special file (a FIFO, device or socket)")
-    try:
-        # inside the root, the very name kind() checked (not "link/.." spelt in ``path``)
-        where = path if rel is None else os.path.join(root, *rel.split("/"))
-        data = read_regular(where, limit, follow=rel is None)
-    except FileNotFoundError:
-        raise UsageError(f"no manifest: {path} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"the manifest {path} is a directory") from None
-    except NotRegularError as exc:
-        if rel is not None:
-            raise ManifestRefused(label, f"{label}: {exc}") from None
-        raise UsageError(f"the manifest {path}: {exc}") from None
-    except OSError as exc:
-        if rel is not None and exc.errno == errno.ELOOP:
-            raise ManifestRefused(label, f"{label} is a symbolic link") from None
-        raise UsageError(f"cannot read the manifest {path}: {exc.strerror or exc}") from None
-    return label, data, rel
-
-
-def _read_member(source: Source, name: str) -> bytes:
-    try:
-        with source.open(name) as stream:
-            return stream.read()
-    except OSError as exc:
+def check_options(options: Options) -> None:
+    """Refuse options that cannot run (:class:`UsageError`), before anything is read."""
+    unknown = options.stages - set(STAGES)
+    if unknown or "integrity" not in options.stages:
         raise UsageError(
-            f"cannot read {name} in {source.description}: {exc.strerror or exc}"
-        ) from None
-
-
-def _refused(label: str, why: str) -> Finding:
-    return Finding(
-        "manifest.refused",
-        label,
-        f"The manifest was not read: {why}. Replace it with a regular file of the archive.",
-    )
-
-
-def _manifest(
-    source: Source, root: str, options: Options
-) -> tuple[tuple[str, bytes, str | None] | None, list[Finding]]:
-    """Find and read the manifest: a name inside the source, or (for a folder, or when no such
-    name is inside an archive) a local file. ``None``: reading the source stopped (at a limit
-    or at damage, each a finding of its own) before the manifest was reached, or the manifest
-    is not a regular file of the archive (the finding returned beside it)."""
-    if isinstance(source, DirectorySource):
-        try:
-            return read_manifest(root, options, source), []
-        except ManifestRefused as exc:
-            return None, [_refused(exc.label, str(exc))]
-    name = options.manifest or source.layout().manifest
-    member = normalize_name(name.replace(os.sep, "/"))
-    kind = source.kind(member) if member is not None else Kind.MISSING
-    if member is not None and kind is Kind.FILE:
-        try:
-            with source.open(member) as stream:
-                return (member, stream.read(), member), []
-        except OSError as exc:  # damage in the archive's bytes: a finding, not exit 2
-            if not source.complete():
-                return None, []  # the source's own finding says where reading stopped
-            why = exc.strerror or str(exc)
-            return None, [
-                Finding(
-                    "source.unreadable",
-                    member,
-                    f"The manifest could not be read: {why}; nothing was checked against it. "
-                    "Re-create or re-download the archive.",
-                )
-            ]
-    if member is not None and kind in (Kind.LINK, Kind.OTHER):
-        what = "a link" if kind is Kind.LINK else "a special file"
-        return None, [_refused(member, f"{member} is {what}")]
-    if options.manifest and os.path.isfile(options.manifest):
-        return read_manifest(root, options), []
-    if not source.complete() or source.name == "bag":
-        return None, []  # a finding says why: a limit, damage, or a bag without its manifest
-    raise UsageError(f"no manifest: {source.description} holds no {name}")
-
-
-def _base(source: Source, options: Options) -> str:
-    if options.base is None or options.base.strip("/") in ("", "."):
-        return ""
-    base = normalize_name(options.base.strip("/"))
-    if base is None:
-        raise UsageError(f"--base {options.base}: not a relative folder inside the source")
-    if source.kind(base) is not Kind.DIRECTORY:
-        raise UsageError(f"--base {options.base}: no such folder in {source.description}")
-    return base
+            "--stages takes integrity, validity and consistency, and always includes "
+            "integrity (it is the one read of every file)"
+        )
 
 
 def _under(prefix: str, path: str) -> str:
@@ -240,163 +138,111 @@ def _rebase_assertions(results: list[AssertionResult], prefix: str) -> list[Asse
     ]
 
 
-def _rank(entry: FileEntry) -> int:
-    """Which of two entries for one file the report keeps: a listed one over an unlisted one,
-    and a problem over "ok" (a file one manifest's digest matches and another's does not)."""
-    if not entry.listed:
-        return 0
-    return 1 if entry.status == "ok" else 2
+class _Facts:
+    """What the main process keeps of the files inspected: digests, read errors, and each
+    record's result; a document's or schema's bytes only until the plan has parsed them."""
+
+    def __init__(self) -> None:
+        self.digests: dict[str, Digest] = {}
+        self.errors: dict[str, str] = {}
+        self.records: dict[str, Any] = {}  # record path inside the content root -> result
+        self.held: dict[str, bytes] = {}
+        self.pids: set[int] = set()  # the processes that read files
+        self.executors: list[dict[str, Any]] = []  # what each inspection pass ran on
+
+    def known(self, name: str) -> bool:
+        return name in self.digests or name in self.errors
+
+    def add(self, task: FileTask, facts: FileFacts) -> None:
+        if facts.error is not None:
+            self.errors[facts.name] = facts.error
+            return
+        assert facts.digest is not None
+        self.digests[facts.name] = Digest(*facts.digest)
+        if facts.record is not None and task.record is not None:
+            self.records[task.record] = facts.record
+        if facts.data is not None:
+            self.held[facts.name] = facts.data
 
 
-def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
-    """One integrity outcome for several manifests: every finding, one entry per file, and
-    counts over files (a file two manifests list is one file)."""
-    into.stage.findings.extend(other.stage.findings)
-    at = {f.path: i for i, f in enumerate(into.files)}
-    for entry in other.files:
-        i = at.get(entry.path)
-        if i is None:
-            at[entry.path] = len(into.files)
-            into.files.append(entry)
-        elif _rank(entry) > _rank(into.files[i]):
-            into.files[i] = entry
-    into.listed |= other.listed
-    listed = [f for f in into.files if f.listed]
-    into.stage.counts.update(
-        listed=len(listed),
-        ok=sum(1 for f in listed if f.status == "ok"),
-        bytes=sum(f.size or 0 for f in listed),
+def _inspect_all(
+    source: Source,
+    bundle: Any,
+    tasks: list[FileTask],
+    facts: _Facts,
+    options: Options,
+    here: bool = False,
+) -> None:
+    """Inspect ``tasks`` and add their facts. ``here``: in this process (the plan's early
+    files). A source without an opener is read here in one pass; otherwise the executor the
+    options name runs the tasks (``auto``: worker processes when the work is large enough
+    to pay for them)."""
+    if not tasks:
+        return
+    total = len(tasks)
+    progress = options.progress
+    opener = None if here else source.opener()
+    if opener is None:
+        by_name = {t.name: t for t in tasks}
+        context = InspectContext(None, bundle)
+        facts.pids.add(os.getpid())
+        done = 0
+        for name, stream in source.read_many(by_name):
+            done += 1
+            if progress is not None and done % 1000 == 0:
+                progress("integrity", done, total)
+            task = by_name[name]
+            if isinstance(stream, OSError):
+                facts.add(task, FileFacts(name, None, stream.strerror or str(stream), None))
+                continue
+            facts.add(task, inspecting.inspect(context, task, stream))
+        if not here:
+            facts.executors.append({"executor": "serial", "workers": 1, "onePass": True})
+        return
+    name = _executor_name(options, tasks)
+    executor = (
+        InlineExecutor()
+        if name == "inline"
+        else create(name, options.worker_count(), options.scheduler)
     )
+    context = InspectContext(LiveOpener(source) if name == "inline" else opener, bundle)
+    done = 0
 
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress("integrity", done, total)
 
-def _all_listed(outcome: IntegrityOutcome) -> None:
-    """BagIt before 1.0: a payload file listed in any payload manifest is listed."""
-    listed = {f.path for f in outcome.files if f.listed}
-    outcome.stage.findings[:] = [
-        f
-        for f in outcome.stage.findings
-        if not (f.code == "manifest.unlisted" and f.path in listed)
-    ]
-
-
-def _label(algorithm: str) -> str:
-    return ALGORITHM_LABELS.get(algorithm, algorithm.upper())
-
-
-def _algorithms_note(layout: Layout, checked: list[str]) -> str:
-    """Which manifests were checked with which algorithm, and a word on weak ones."""
-    named = ", ".join(f"{m} ({_label(layout.algorithm(m))})" for m in checked)
-    note = f"Checked {len(checked)} manifest{'s' if len(checked) != 1 else ''}: {named}."
-    payload = {layout.algorithm(m) for m in (layout.manifest, *layout.payload_manifests)}
-    if payload and payload <= WEAK_ALGORITHMS:
-        weak = " and ".join(_label(a) for a in sorted(payload))
-        verb = "is" if len(payload) == 1 else "are"
-        note += (
-            f" The payload's integrity rests on {weak} alone, which {verb} broken for "
-            "collisions: whoever prepared the bag could have made two files with one digest."
+    with executor:
+        results: Iterator[FileFacts] = executor.map(
+            inspecting.inspect_batch, context, tasks, weight=weight, progress=advance
         )
-    return note
+        for task, found in zip(tasks, results, strict=True):
+            facts.add(task, found)
+    described = executor.describe()
+    facts.executors.append(described)
+    served = getattr(executor, "served", None)
+    if served:
+        facts.pids.update(served)
+    else:
+        facts.pids.add(os.getpid())
 
 
-class RecordProcessor:
-    """The validity and consistency stages' part of each record's one read (an
-    :class:`verifier.integrity.Processor`).
+def _executor_name(options: Options, tasks: list[FileTask]) -> str:
+    if options.executor != "auto":
+        return options.executor
+    from verifier.parallel import worth_it  # STAND-IN thresholds, until execute has its own
 
-    Schemas are read first and compiled. The assertion spec and the documents (the case
-    catalogue) are read next, in this process, and parsed to learn which values each record
-    must yield (:class:`verifier.records.Need`); every other record is then parsed, validated
-    and reduced to those values wherever it was read. The documents are parsed once, here:
-    worker processes start before that, so their memory does not hold them.
-    """
-
-    def __init__(
-        self, prefix: str, is_record: Any, options: Options, validate: bool, consistency: bool
-    ) -> None:
-        self.prefix = prefix
-        self.is_record = is_record
-        self.schemas_dir = options.schemas_dir
-        self.spec_path = options.assertions
-        self.documents = {options.assertions, *options.documents}
-        self.whole = options.whole
-        self.validate = validate
-        self.consistency = consistency
-        self.prep = Prepared(validate, options.schemas_dir)
-        self.early_records: dict[str, bytes] = {}
-        self.results: dict[str, RecordResult] = {}
-        self.kept: dict[str, Any] = {}  # documents kept whole
-        self.index: NeedIndex | None = None
-
-    def _inner(self, name: str) -> str | None:
-        if not name.startswith(self.prefix):
-            return None
-        inner = name[len(self.prefix) :]
-        if is_schema_path(inner, self.schemas_dir) or not self.is_record(inner):
-            return None
-        return inner
-
-    def early(self, name: str) -> bool:
-        inner = name[len(self.prefix) :] if name.startswith(self.prefix) else None
-        return inner is not None and (
-            is_schema_path(inner, self.schemas_dir) or inner in self.documents
-        )
-
-    def prepare(self, early: dict[str, bytes]) -> None:
-        inner = {n[len(self.prefix) :]: b for n, b in early.items() if n.startswith(self.prefix)}
-        self.prep = prepare_validity(inner, self.schemas_dir, self.validate)
-        for name, data in early.items():
-            path = self._inner(name)
-            if path is not None:
-                self.early_records[path] = data
-
-    def plan(self) -> NeedIndex:
-        """Check the documents (strictly, as every record) and index what they select
-        (once)."""
-        if self.index is None:
-            for path in sorted(self.early_records):
-                data = self.early_records.pop(path)
-                result, value = process_record(self.prep, path, data, (), keep=True)
-                self.results[path] = result
-                if value is not None:
-                    self.kept[path] = value
-            needs: list[Need] = []
-            if self.consistency:
-                needs.extend(needs_of(self.kept.get(self.spec_path)))
-            for path, value in self.kept.items():
-                if path != self.spec_path:
-                    needs.extend(selectors_in(value))
-            needs.extend(Need(pattern, "", glob=True) for pattern in self.whole)
-            self.index = NeedIndex(needs)
-        return self.index
-
-    def share(self) -> NeedIndex:
-        return self.plan()
-
-    def receive(self, index: NeedIndex) -> None:
-        self.index = index
-
-    def process(self, name: str, data: bytes) -> RecordResult | None:
-        path = self._inner(name)  # a kept file that is not early: a record
-        if path is None:
-            return None
-        return process_record(self.prep, path, data, self.plan().wants(path))[0]
-
-    def records(self, processed: dict[str, Any]) -> tuple[dict[str, RecordResult], Records]:
-        """Every record's result (archive paths inside the content root), and the store
-        holding the documents kept whole."""
-        self.plan()
-        results = dict(self.results)
-        cut = len(self.prefix)
-        for name, result in processed.items():
-            if isinstance(result, RecordResult):
-                results[name[cut:]] = result
-        store = Records()
-        for path, value in self.kept.items():
-            store.add(path, results[path].extracted, document=value)
-        return results, store
+    workers = options.worker_count()
+    if worth_it(len(tasks), sum(t.size for t in tasks), workers):
+        return "processes"
+    return "inline"
 
 
 def run_source(source: Source, root: str, options: Options = Options()) -> Run:
     """Verify an open source. Raises :class:`UsageError` if it cannot run at all."""
+    check_options(options)
     # The run builds millions of objects and no reference cycles worth collecting; the
     # cyclic collector's full passes over them cost about a third of a large run.
     enabled = gc.isenabled()
@@ -408,30 +254,62 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
             gc.enable()
 
 
+def _task(
+    source: Source,
+    records: RecordPlan,
+    parse: bool,
+    name: str,
+    algorithms: tuple[str, ...],
+    expected: str | None,
+    variants: bool,
+) -> FileTask:
+    role = "other"
+    inner = None
+    if parse and records.parsed(name):
+        if records.early(name):
+            inner = records.inner(name)
+            role = "document" if inner is not None else "schema"
+        else:
+            inner = records.inner(name)
+            role = "record" if inner is not None else "other"
+    wants = records.wants(inner) if role == "record" and inner is not None else ()
+    return FileTask(
+        name,
+        source.locate(name),
+        source.size_hint(name),
+        role,
+        inner,
+        expected,
+        variants,
+        algorithms,
+        wants,
+    )
+
+
 def _run_source(source: Source, root: str, options: Options) -> Run:
     layout = source.layout()
-    base = _base(source, options)
-    found, refused = _manifest(source, root, options)
+    base = base_folder(source, options)
+    found, refused = find_manifest(source, root, options)
     reached = found is not None
     label, data, rel = found or (options.manifest or layout.manifest, b"", None)
-    preread = {name: _read_member(source, name) for name in layout.preread}
+    preread = {name: read_member(source, name) for name in layout.preread}
     if rel is not None:
         preread[rel] = data
     source.take_layout_files(preread)
     content = layout.content_root or base
     prefix = content + "/" if content else ""
-    records_prefix = options.records_dir.strip("/") + "/"
-
-    def is_record(path: str) -> bool:
-        return path.startswith(records_prefix) and path.endswith(".json")
-
-    parse = bool(options.stages & {"validity", "consistency"})
-
-    def keep(path: str) -> bool:
-        if not parse or not path.startswith(prefix):
-            return False
-        inner = path[len(prefix) :]
-        return is_record(inner) or is_schema_path(inner, options.schemas_dir)
+    stages = options.stages
+    parse = bool(stages & {"validity", "consistency"})
+    records = RecordPlan(
+        prefix,
+        options.records_dir,
+        options.schemas_dir,
+        options.assertions,
+        options.documents,
+        options.whole,
+        validate="validity" in stages,
+        consistency="consistency" in stages,
+    )
 
     if not reached:
         scope: list[str] | None = []
@@ -440,90 +318,128 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     else:
         scope = [layout.payload] if layout.payload else None
     decode = decode_name if layout.percent_encoded_names else None
-    processor = RecordProcessor(
-        prefix,
-        is_record,
-        options,
-        validate="validity" in options.stages,
-        consistency="consistency" in options.stages,
-    )
     payload_manifests = (layout.manifest, *layout.payload_manifests) if reached else ()
-    payload_algorithms = tuple(
-        sorted({layout.algorithm(m) for m in payload_manifests} - {"sha256"})
-    )
-    tag_algorithms = tuple(sorted({layout.algorithm(m) for m in layout.tag_manifests} - {"sha256"}))
+    payload_algorithms = {layout.algorithm(m) for m in payload_manifests} - {"sha256"}
+    tag_algorithms = {layout.algorithm(m) for m in layout.tag_manifests} - {"sha256"}
     payload_prefix = (layout.payload or "") + "/"
+    algorithm = layout.algorithm(layout.manifest)
 
-    def algorithms(name: str) -> tuple[str, ...]:
-        """The further algorithms a file is hashed with: its manifests' (a bag's payload
-        files are in every payload manifest, its tag files in the tag manifests)."""
+    # 1. plan: every manifest's entries and scope, then one task per file
+    plans = [
+        plan_manifest(
+            source,
+            label,
+            data,
+            rel,
+            scope,
+            base=base,
+            allow_empty=layout.payload is not None or not reached,
+            decode_name=decode,
+            algorithm=algorithm,
+            parsed=source.parse_manifest(label, data) if reached else None,
+            name_manifest=len(payload_manifests) > 1,
+        )
+    ]
+    digest_of_manifest = hashlib.sha256(data).hexdigest()
+    del data
+    for other in (*payload_manifests[1:], *layout.tag_manifests):
+        tag = other in layout.tag_manifests
+        more = preread[other] if other in preread else read_member(source, other)
+        plans.append(
+            plan_manifest(
+                source,
+                other,
+                more,
+                other,
+                [] if tag else scope,
+                base="" if tag else base,
+                allow_empty=not tag,
+                decode_name=decode,
+                algorithm=layout.algorithm(other),
+                parsed=source.parse_manifest(other, more),
+                name_manifest=len(layout.tag_manifests) > 1 if tag else True,
+            )
+        )
+
+    def by_place(name: str) -> set[str]:
+        """The further algorithms a file is hashed with by where it is: a bag's payload files
+        with every payload manifest's, its tag files with the tag manifests'."""
         if layout.payload is not None and name.startswith(payload_prefix):
             return payload_algorithms
         return tag_algorithms
 
-    reader = FileReader(
-        source,
-        keep,
-        preread,
-        workers=options.worker_count(),
-        progress=options.progress,
-        processor=processor,
-        algorithms=algorithms if payload_algorithms or tag_algorithms else None,
-    )
-    several = len(payload_manifests) > 1
-    algorithm = layout.algorithm(layout.manifest)
-    integrity, used_scope = check_integrity(
-        source,
-        label,
-        data,
-        rel,
-        scope,
-        keep,
-        base=base,
-        reader=reader,
-        allow_empty=layout.payload is not None or not reached,
-        decode_name=decode,
-        hints=options.hints and algorithm == "sha256",
-        algorithm=algorithm,
-        parsed=source.parse_manifest(label, data) if reached else None,
-        explain_missing=source.explain_missing,
-        name_manifest=several,
-    )
+    extra: dict[str, set[str]] = {}  # name -> the algorithms besides SHA-256 it is hashed with
+    expected: dict[str, str] = {}
+    order: list[str] = []
+    for plan in plans:
+        for name in plan.files():
+            if name not in extra:
+                extra[name] = set(by_place(name))
+                if name not in preread:
+                    order.append(name)
+            if plan.algorithm != "sha256":
+                extra[name].add(plan.algorithm)
+        if plan.algorithm == "sha256":
+            for name, kind in plan.kinds.items():
+                if kind is Kind.FILE:
+                    expected.setdefault(name, plan.wanted[name])
+
+    def algorithms(name: str) -> tuple[str, ...]:
+        found = extra.get(name)
+        return tuple(sorted(found if found is not None else by_place(name)))
+
+    facts = _Facts()
+    for name, held in preread.items():
+        facts.digests[name] = _digest_bytes(held, False, None, algorithms(name))
+        if parse and records.parsed(name):
+            facts.held[name] = held
+
+    def task(name: str) -> FileTask:
+        return _task(
+            source, records, parse, name, algorithms(name), expected.get(name), name in expected
+        )
+
+    early = [task(n) for n in order if parse and records.parsed(n) and records.early(n)]
+    _inspect_all(source, records.bundle, early, facts, options, here=True)
+    early_bytes, facts.held = facts.held, {}
+    records.prepare(early_bytes)
+    del early_bytes
+    early_names = {t.name for t in early}
+    work = Plan(plans, records, early, [task(n) for n in order if n not in early_names])
+
+    # 2. inspect every other file
+    _inspect_all(source, records.bundle, work.tasks, facts, options)
+    facts.held.clear()
+    work.tasks.clear()
+
+    # 3. judge
+    def judge(plan: ManifestPlan) -> IntegrityOutcome:
+        return judge_manifest(plan, facts.digests, facts.errors, source, source.explain_missing)
+
+    integrity = judge(plans[0])
+    if integrity.problems and options.hints and algorithm == "sha256":
+        names = index_names(source)
+        more_tasks = [task(n) for n in names if not facts.known(n)]
+        _inspect_all(source, records.bundle, more_tasks, facts, options)
+        facts.held.clear()
+        first = plans[0]
+        hinter = Hinter(source, facts.digests, names, first.wanted, first.relative, base, rel)
+        findings = integrity.stage.findings
+        for problem, index in integrity.problems.items():
+            hint = hinter.hint(problem)
+            if hint:
+                findings[index] = replace(findings[index], hint=hint)
+        integrity.stage.note = hinter.base_note()
     if not reached and not source.complete():
         integrity.stage.note = (
             f"The manifest {label} was not reached: the source was not read to its end."
         )
-
-    def check_also(
-        name: str, in_scope: list[str] | None, where: str, empty_ok: bool, named: bool
-    ) -> None:
-        """Check one more manifest of the layout (a bag's) and merge its findings."""
-        data = preread[name] if name in preread else _read_member(source, name)
-        out, _ = check_integrity(
-            source,
-            name,
-            data,
-            name,
-            in_scope,
-            keep,
-            base=where,
-            reader=reader,
-            allow_empty=empty_ok,
-            decode_name=decode,
-            hints=False,
-            algorithm=layout.algorithm(name),
-            parsed=source.parse_manifest(name, data),
-            explain_missing=source.explain_missing,
-            name_manifest=named,
-        )
-        _merge(integrity, out)
-
-    for other in payload_manifests[1:]:
-        check_also(other, scope, base, True, True)
+    for plan in plans[1 : len(payload_manifests)]:
+        _merge(integrity, judge(plan))
     if not source.payload_in_every_manifest():
         _all_listed(integrity)
-    for tag in layout.tag_manifests:
-        check_also(tag, [], "", False, len(layout.tag_manifests) > 1)
+    for plan in plans[max(1, len(payload_manifests)) :]:
+        _merge(integrity, judge(plan))
     if layout.algorithms:
         checked = [*payload_manifests, *layout.tag_manifests]
         note = _algorithms_note(layout, checked) if checked else None
@@ -533,25 +449,57 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     integrity.stage.findings.extend(source.check_layout(preread, integrity.files))
     integrity.stage.findings.extend(source.findings())
     integrity.stage.findings.extend(refused)
+    preread.clear()
 
-    if not reader.prepared:
-        processor.prepare({})
-    results, store = processor.records(reader.processed)
-    listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
+    results = dict(records.results)
+    results.update(facts.records)
+    store = Records()
+    for path, value in records.kept.items():
+        store.add(path, results[path].extracted, document=value)
+    assert records.bundle is not None
+    return _judge_records(
+        source,
+        options,
+        integrity,
+        plans[0],
+        records,
+        results,
+        store,
+        label,
+        base,
+        digest_of_manifest,
+        content,
+        prefix,
+        facts,
+    )
+
+
+def _judge_records(
+    source: Source,
+    options: Options,
+    integrity: IntegrityOutcome,
+    first: ManifestPlan,
+    records: RecordPlan,
+    results: dict[str, Any],
+    store: Records,
+    label: str,
+    base: str,
+    manifest_sha256: str,
+    content: str,
+    prefix: str,
+    facts: _Facts,
+) -> Run:
+    """Validity and consistency from the records' results, and the report."""
+    assert records.bundle is not None
     stages = options.stages
-    unknown = stages - {"integrity", "validity", "consistency"}
-    if unknown or "integrity" not in stages:
-        raise UsageError(
-            "--stages takes integrity, validity and consistency, and always includes "
-            "integrity (it is the one read of every file)"
-        )
-    validity = check_validity(processor.prep, results, store)
+    listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
+    validity = check_validity(records.bundle, results, store)
     spec_present = options.assertions in results or any(
         f.path == prefix + options.assertions for f in integrity.files
     )
     if "consistency" in stages:
         unread = unread_reasons(
-            integrity.files, prefix, validity.records, is_record, options.records_dir
+            integrity.files, prefix, validity.records, records.is_record, options.records_dir
         )
         # every record the manifest lists (read or not) or the run read
         held = {
@@ -561,7 +509,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
             1
             for p in held
             if p != options.assertions
-            and is_record(p)
+            and records.is_record(p)
             and not is_schema_path(p, options.schemas_dir)
         )
         consistency, assertions = check_consistency(
@@ -588,7 +536,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     report = Report(
         tool_version=__version__,
         manifest=label,
-        scope=used_scope,
+        scope=first.scope,
         integrity=integrity.stage,
         validity=validity.stage,
         consistency=consistency,
@@ -601,10 +549,11 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     return Run(
         report,
         source.identity(),
-        hashlib.sha256(data).hexdigest(),
+        manifest_sha256,
         base,
         details,
-        read_processes=max(1, len(reader.readers)),
+        read_processes=max(1, len(facts.pids)),
+        executors=facts.executors,
     )
 
 

@@ -6,7 +6,8 @@ import hashlib
 import os
 
 from verifier.atomicwrite import write_atomic
-from verifier.pipeline import DEFAULT_MANIFEST, MAX_MANIFEST_BYTES, UsageError, _relative_inside
+from verifier.errors import UsageError
+from verifier.plan.locate import DEFAULT_MANIFEST, MAX_MANIFEST_BYTES, _relative_inside
 from verifier.plan.manifest import format_manifest, normalize_name, parse_manifest
 from verifier.plan.scope import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
 from verifier.sources import DirectorySource, Kind, Source, SourceError, open_source

@@ -474,7 +474,7 @@ def test_worker_processes_hash_every_algorithm(
 ) -> None:
     """A bag in a folder is read by worker processes when it is worth it; each worker hashes
     every algorithm from its one read, and the verdict is the serial one."""
-    from verifier.judge.integrity import FileReader
+    from verifier.execute.processes import ProcessExecutor
     from verifier.parallel import MIN_ITEMS
     from verifier.pipeline import Options
 
@@ -486,13 +486,13 @@ def test_worker_processes_hash_every_algorithm(
     (root / "data" / "f00007.txt").write_bytes(b"changed\n")
     serial = verify(root, Options(workers=1))
     forked: list[int] = []
-    original = FileReader._read_parallel
+    original = ProcessExecutor.map
 
-    def counting(self: FileReader, names: list[str], *args: Any) -> None:
-        forked.append(len(names))
-        original(self, names, *args)
+    def counting(self: ProcessExecutor, fn: Any, context: Any, tasks: Any, **kw: Any) -> Any:
+        forked.append(len(tasks))
+        return original(self, fn, context, tasks, **kw)
 
-    monkeypatch.setattr(FileReader, "_read_parallel", counting)
+    monkeypatch.setattr(ProcessExecutor, "map", counting)
     parallel = verify(root, Options(workers=2))
     assert forked and forked[0] >= MIN_ITEMS, "the parallel path did not run"
     assert [f.to_dict() for f in parallel.findings] == [f.to_dict() for f in serial.findings]

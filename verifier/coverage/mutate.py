@@ -54,7 +54,8 @@ from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, repeated_ids, unread_reasons
 from verifier.judge.records import Records
 from verifier.model import AssertionResult, AssertionStatus, Finding, Report
-from verifier.pipeline import Options, RecordProcessor, Run, open_location
+from verifier.pipeline import Options, Run, open_location
+from verifier.plan.records import RecordPlan
 from verifier.pointer import EvalError, Glob, resolve_pointer
 
 
@@ -131,11 +132,17 @@ class _Engine:
         def is_record(path: str) -> bool:
             return path.startswith(records_prefix) and path.endswith(".json")
 
-        self.processor = RecordProcessor(self.prefix, is_record, options, True, True)
-        early = {n: b for n, b in data.items() if self.processor.early(n)}
-        self.processor.prepare(early)
-        self.processor.plan()
-        prep = self.processor.prep
+        self.plan = RecordPlan(
+            self.prefix,
+            options.records_dir,
+            options.schemas_dir,
+            options.assertions,
+            options.documents,
+            options.whole,
+        )
+        self.plan.prepare({n: b for n, b in data.items() if self.plan.early(n)})
+        prep = self.plan.bundle
+        assert prep is not None
         self.docs = prep.validators.docs if prep.validators is not None else {}
         self.ids = prep.schemas
         cut = len(self.prefix)
@@ -203,14 +210,15 @@ class _Engine:
         return results, found
 
     def wants(self, inner: str) -> Any:
-        return self.processor.plan().wants(inner)
+        return self.plan.wants(inner)
 
     def run(self, target: _Target) -> Mutant | None:
         """One mutant, or ``None`` when the time budget had passed before it started."""
         if self.deadline is not None and time.time() >= self.deadline:
             return None
         inner = target.path[len(self.prefix) :]
-        prep = self.processor.prep
+        prep = self.plan.bundle
+        assert prep is not None
         wants = self.wants(inner)
         original_result, document = process_record(
             prep, inner, self.data[target.path], wants, keep=True

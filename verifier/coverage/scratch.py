@@ -19,7 +19,8 @@ from dataclasses import replace
 
 from verifier.errors import UsageError
 from verifier.model import Report
-from verifier.pipeline import Options, Run, _manifest, open_location, run
+from verifier.pipeline import Options, Run, open_location, run
+from verifier.plan.locate import find_manifest
 from verifier.plan.manifest import parse_manifest
 
 
@@ -73,7 +74,7 @@ class Scratch:
                     raise UsageError("--full cannot copy a BagIt bag yet; leave out --full")
                 if layout.algorithm(layout.manifest) != "sha256":
                     raise UsageError("--full rewrites SHA-256 manifests only; leave out --full")
-                found, _ = _manifest(source, os.fspath(location), options)
+                found, _ = find_manifest(source, os.fspath(location), options)
                 if found is None:
                     raise UsageError("--full: the manifest could not be read")
                 label, manifest, rel = found

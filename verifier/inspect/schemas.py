@@ -172,6 +172,14 @@ class Validators:
                 if sub.base is not None and isinstance(sub.node.get("$id"), str):
                     self._resources.setdefault(sub.base.rstrip("#"), {**sub.node, "$id": sub.base})
 
+    def __getstate__(self) -> tuple[dict[str, Any], dict[str, str], str]:
+        """A bundle crosses processes as its schemas alone: the registry and the compiled
+        validators are rebuilt where it lands, on first use."""
+        return self.docs, self.ids, self.schemas_dir
+
+    def __setstate__(self, state: tuple[dict[str, Any], dict[str, str], str]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
     def schema_findings(self) -> list[Finding]:
         """Every $ref and $dynamicRef the schemas hold must resolve offline, each against the
         base URI of its nearest enclosing schema resource."""

@@ -12,18 +12,18 @@ with the listed digest:
 * another base folder would make the manifest's names match (``--base``).
 
 To find other files with the listed bytes the rest of the source is hashed, once, only when a
-listed file is missing or mismatched, and at most :data:`MAX_INDEX_FILES` files.
+listed file is missing or mismatched, and at most :data:`MAX_INDEX_FILES` files. Hints never
+read: :func:`index_names` says which files they want inspected (extra tasks the pipeline
+runs), and :class:`Hinter` works from the facts.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
+from verifier.inspect.digest import Digest
 from verifier.sources.interface import Kind, Source
 from verifier.sources.safety import collision_key
-
-if TYPE_CHECKING:
-    from verifier.judge.integrity import FileReader
 
 MAX_INDEX_FILES = 20_000
 MAX_NAMED = 3  # other paths named in one hint
@@ -38,20 +38,34 @@ def _names(paths: list[str]) -> str:
     return shown + (f" and {len(paths) - MAX_NAMED} more" if len(paths) > MAX_NAMED else "")
 
 
+def index_names(source: Source) -> list[str]:
+    """The files hints compare against (the extra tasks they ask for): every regular file of
+    the source outside ``.git/``, in walk order, at most :data:`MAX_INDEX_FILES`."""
+    names: list[str] = []
+    for name, kind in source.walk(""):
+        if kind is Kind.FILE and name.split("/", 1)[0] != ".git":
+            names.append(name)
+            if len(names) >= MAX_INDEX_FILES:
+                break
+    return names
+
+
 class Hinter:
     """Hints for the mismatched and missing files of one manifest."""
 
     def __init__(
         self,
         source: Source,
-        reader: FileReader,
+        digests: Mapping[str, Digest],
+        names: list[str],
         wanted: dict[str, str],
         relative: dict[str, str],
         base: str,
         manifest_rel: str | None,
     ) -> None:
         self.source = source
-        self.reader = reader
+        self.digests = digests  # every file inspected, the index's included
+        self.names = names
         self.wanted = wanted
         self.relative = relative
         self.base = base
@@ -63,23 +77,16 @@ class Hinter:
 
     def _index(self) -> dict[str, list[str]]:
         if self._by_digest is None:
-            names: list[str] = []
-            for name, kind in self.source.walk(""):
-                if kind is Kind.FILE and name.split("/", 1)[0] != ".git":
-                    names.append(name)
-                    if len(names) >= MAX_INDEX_FILES:
-                        break
-            self.reader.read(names)
             self._by_digest = {}
-            for name in sorted(self.reader.digests):
-                self._by_digest.setdefault(self.reader.digests[name].sha256, []).append(name)
-            for name in names:
+            for name in sorted(self.digests):
+                self._by_digest.setdefault(self.digests[name].sha256, []).append(name)
+            for name in self.names:
                 self._by_key.setdefault(collision_key(name), []).append(name)
                 self._by_last.setdefault(name.rsplit("/", 1)[-1], []).append(name)
         return self._by_digest
 
     def _score(self, base: str) -> int:
-        digests = self.reader.digests
+        digests = self.digests
         return sum(
             1
             for path, rel in self.relative.items()
@@ -128,7 +135,7 @@ class Hinter:
         listed = self.wanted[name]
         parts: list[str] = []
         by_digest = self._index()
-        got = self.reader.digests.get(name)
+        got = self.digests.get(name)
         if got is not None:  # a mismatch
             if got.crlf == listed:
                 parts.append(

@@ -34,6 +34,7 @@ from typing import Any
 from verifier.model import FileEntry, Finding
 from verifier.plan.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.sources.interface import Kind, Layout, Source, Stream
+from verifier.sources.openers import Opener
 
 BAGIT_TXT = "bagit.txt"
 BAG_INFO = "bag-info.txt"
@@ -310,6 +311,12 @@ class BagSource(Source):
 
     def size_hint(self, name: str) -> int:
         return self.container.size_hint(name)
+
+    def opener(self) -> Opener | None:
+        return self.container.opener()
+
+    def locate(self, name: str) -> Any:
+        return self.container.locate(name)
 
     def __getattr__(self, name: str) -> Any:
         # optional capabilities of the container (``read_whole``), found by getattr

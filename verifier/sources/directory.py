@@ -8,8 +8,10 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 from verifier.sources.interface import Kind, Source, SourceError, Stream
+from verifier.sources.openers import Opener
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
 # checked by kind()), never blocking on a FIFO or a device (the open returns at once, and a
@@ -191,6 +193,9 @@ class DirectorySource(Source):
     def parallel_reads(self) -> bool:
         return True
 
+    def opener(self) -> Opener:
+        return DirectoryOpener(self.root)
+
     def size_hint(self, name: str) -> int:
         if name in self._sizes:
             return self._sizes[name]
@@ -211,6 +216,25 @@ class DirectorySource(Source):
         except BaseException:
             os.close(fd)
             raise
+
+
+class DirectoryOpener(Opener):
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def _full(self, name: str) -> str:
+        return self.root + os.sep + (name if os.sep == "/" else name.replace("/", os.sep))
+
+    def open(self, name: str, where: Any) -> Stream:
+        fd, _ = open_regular(self._full(name))
+        try:
+            return os.fdopen(fd, "rb", buffering=0)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def read_whole(self, name: str, where: Any) -> bytes:
+        return read_regular(self._full(name), sys.maxsize)
 
 
 __all__ = ["DirectorySource", "SourceError"]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from verifier.model import FileEntry, Finding
     from verifier.plan.manifest import ParsedManifest
+    from verifier.sources.openers import Opener
 
 Stream = RawIOBase | BufferedIOBase
 
@@ -108,6 +109,15 @@ class Source(abc.ABC):
     def size_hint(self, name: str) -> int:
         """The size of a file if cheaply known (to balance work between processes), else 0."""
         return 0
+
+    def opener(self) -> Opener | None:
+        """How a worker opens this source's files itself (picklable; see
+        :mod:`verifier.sources.openers`), or ``None``: they are read here, in one pass."""
+        return None
+
+    def locate(self, name: str) -> Any:
+        """The per-file spec a task carries for :meth:`opener`'s ``open`` (picklable)."""
+        return name
 
     def read_many(self, names: Iterable[str]) -> Iterator[tuple[str, Stream | OSError]]:
         """Streams of several regular files, in the order that suits the source (a tarball

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
 from verifier.sources.interface import SourceError, Stream
+from verifier.sources.openers import Opener
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 _ERRORS: tuple[type[BaseException], ...] = (
@@ -162,15 +163,23 @@ class ZipSource(IndexedSource):
 
     def open(self, name: str) -> Stream:
         info: zipfile.ZipInfo = self.entry(name).ref
-        if info.flag_bits & 0x1:
-            raise OSError("the member is encrypted")
         if self._zip is None:  # no entry was admitted: entry() raised before this
             raise OSError("the zip's central directory cannot be read")
-        try:
-            inner = self._zip.open(info)
-        except _OPEN_ERRORS as exc:
-            raise OSError(f"cannot open the member: {exc}") from None
-        return GuardedStream(inner, _ERRORS, info.file_size, "damaged member")
+        return open_member(self._zip, info)
+
+    def parallel_reads(self) -> bool:
+        return self._zip is not None
+
+    def size_hint(self, name: str) -> int:
+        entry = self.index.entries.get(name)
+        return entry.ref.compress_size if entry is not None else 0
+
+    def opener(self) -> Opener | None:
+        return ZipOpener(self.path) if self._zip is not None else None
+
+    def locate(self, name: str) -> Any:
+        info: zipfile.ZipInfo = self.entry(name).ref
+        return (info.orig_filename, info.header_offset, info.file_size)
 
     def identity(self) -> dict[str, Any]:
         digest, size = file_sha256(self.path)
@@ -180,6 +189,54 @@ class ZipSource(IndexedSource):
         if self._zip is not None:
             self._zip.close()
         self._handle.close()
+
+
+def open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Stream:
+    """A guarded stream of one member (never more bytes than it declares; a library error
+    as ``OSError``)."""
+    if info.flag_bits & 0x1:
+        raise OSError("the member is encrypted")
+    try:
+        inner = archive.open(info)
+    except _OPEN_ERRORS as exc:
+        raise OSError(f"cannot open the member: {exc}") from None
+    return GuardedStream(inner, _ERRORS, info.file_size, "damaged member")
+
+
+class ZipOpener(Opener):
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._handle: Any = None
+        self._zip: zipfile.ZipFile | None = None
+        self._by_offset: dict[int, zipfile.ZipInfo] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"])  # type: ignore[misc]
+
+    def open(self, name: str, where: Any) -> Stream:
+        member, offset, size = where
+        if self._zip is None:
+            self._handle = open(self.path, "rb")  # noqa: SIM115 (held until close())
+            try:
+                self._zip = zipfile.ZipFile(self._handle)
+            except _OPEN_ERRORS as exc:
+                raise OSError(f"the zip's central directory cannot be read: {exc}") from None
+            self._by_offset = {i.header_offset: i for i in self._zip.infolist()}
+        info = self._by_offset.get(offset)
+        if info is None or info.orig_filename != member or info.file_size != size:
+            raise OSError("the zip changed while it was read")
+        return open_member(self._zip, info)
+
+    def close(self) -> None:
+        if self._zip is not None:
+            self._zip.close()
+            self._zip = None
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
 
 
 _LOCAL_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")  # entry, empty, spanned

@@ -1,0 +1,70 @@
+"""The inspect step: one file's facts from its task. Pure: it opens the file its task names
+(through the context's opener, or the stream it is handed), hashes it, and for a record
+parses, validates and extracts the values the task wants. Nothing else is read and nothing
+is kept between tasks, so it runs the same in this process, in a worker started with
+``spawn`` or on another machine; only the small :class:`FileFacts` come back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes
+from verifier.inspect.record import RecordResult, process_record
+from verifier.inspect.schemas import Prepared
+from verifier.plan.plan import FileTask
+from verifier.sources.interface import Stream
+
+
+class InspectContext(NamedTuple):
+    """What every task shares, sent to each worker once: the source's opener and the schema
+    bundle (its validators compiled on first use where it runs)."""
+
+    opener: Any  # verifier.sources.openers.Opener (or this process's live source)
+    bundle: Prepared
+
+
+class FileFacts(NamedTuple):
+    name: str
+    digest: Digest | None  # None: it could not be read (``error`` says why)
+    error: str | None
+    record: RecordResult | None  # a record's verdicts and values
+    data: bytes | None = None  # a document's or schema's bytes (read first, in this process)
+
+
+def inspect(context: InspectContext, task: FileTask, stream: Stream | None = None) -> FileFacts:
+    """The facts of one file: from ``stream`` if given (a source read in one pass), else
+    opened through the context's opener."""
+    keep = task.role != "other"
+    try:
+        if stream is not None:
+            with stream:
+                digest, data = _digest(stream, keep, task.variants, task.expected, task.algorithms)
+        else:
+            opener = context.opener
+            small = keep or task.size <= _WHOLE  # read in one call: no stream object
+            whole = opener.read_whole(task.name, task.where) if small else None
+            if whole is not None:
+                digest = _digest_bytes(whole, task.variants, task.expected, task.algorithms)
+                data = whole if keep else None
+                del whole
+            else:
+                with opener.open(task.name, task.where) as opened:
+                    digest, data = _digest(
+                        opened, keep, task.variants, task.expected, task.algorithms
+                    )
+    except OSError as exc:
+        return FileFacts(task.name, None, exc.strerror or str(exc), None)
+    if data is None:
+        return FileFacts(task.name, digest, None, None)
+    if task.role in ("document", "schema"):
+        return FileFacts(task.name, digest, None, None, data)
+    record = None
+    if task.record is not None:
+        record = process_record(context.bundle, task.record, data, task.wants)[0]
+    return FileFacts(task.name, digest, None, record)
+
+
+def inspect_batch(context: InspectContext, tasks: list[FileTask]) -> list[FileFacts]:
+    """:func:`inspect` over a batch: what an executor runs."""
+    return [inspect(context, task) for task in tasks]

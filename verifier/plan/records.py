@@ -1,0 +1,99 @@
+"""The records' part of the plan: which files are records, schemas or documents (the assertion
+spec, the case catalogue), the schema bundle built from the schemas, and the index of what
+every other record must yield.
+
+Schemas and documents are read first, in the main process (:meth:`RecordPlan.early`), and
+handed to :meth:`RecordPlan.prepare`: the schemas are parsed and checked once into the
+bundle; the documents are parsed (strictly, as every record), kept whole, and read for what
+they select. Each bytes object is dropped as soon as it is parsed, so the spec is never held
+twice. Every other record is then inspected wherever its task runs, with its wants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.inspect.record import RecordResult, process_record
+from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
+from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
+from verifier.plan.spec import DEFAULT_SPEC, needs_of
+
+
+@dataclass(slots=True)
+class RecordPlan:
+    """Where records, schemas and documents are, and (once :meth:`prepare` ran) the bundle,
+    the documents' results and values, and the need index."""
+
+    prefix: str  # the content root, with its slash ("" for the source's root)
+    records_dir: str = "evidence"
+    schemas_dir: str = "schemas"
+    spec_path: str = DEFAULT_SPEC
+    documents: tuple[str, ...] = (CATALOGUE,)
+    whole: tuple[str, ...] = ()
+    validate: bool = True
+    consistency: bool = True
+    bundle: Prepared | None = None
+    results: dict[str, RecordResult] = field(default_factory=dict)  # the documents'
+    kept: dict[str, Any] = field(default_factory=dict)  # documents kept whole
+    index: NeedIndex | None = None
+
+    def is_record(self, inner: str) -> bool:
+        return inner.startswith(self.records_dir.strip("/") + "/") and inner.endswith(".json")
+
+    def inner(self, name: str) -> str | None:
+        """The record path inside the content root of a source path, or ``None`` if it is
+        not a record (outside the root, a schema, another file)."""
+        if not name.startswith(self.prefix):
+            return None
+        inner = name[len(self.prefix) :]
+        if is_schema_path(inner, self.schemas_dir) or not self.is_record(inner):
+            return None
+        return inner
+
+    def parsed(self, name: str) -> bool:
+        """Whether a later stage parses this file (a record or a schema, inside the root)."""
+        if not name.startswith(self.prefix):
+            return False
+        inner = name[len(self.prefix) :]
+        return self.is_record(inner) or is_schema_path(inner, self.schemas_dir)
+
+    def early(self, name: str) -> bool:
+        """A file read before any record: a schema or a document."""
+        if not name.startswith(self.prefix):
+            return False
+        inner = name[len(self.prefix) :]
+        return is_schema_path(inner, self.schemas_dir) or inner in {
+            self.spec_path,
+            *self.documents,
+        }
+
+    def prepare(self, early: dict[str, bytes]) -> None:
+        """Build the bundle from the schemas among ``early`` (source path -> hashed bytes),
+        check and keep the documents (and any other record among them), and index the
+        needs. ``early`` is emptied as it is read."""
+        cut = len(self.prefix)
+        inner = {n[cut:]: b for n, b in early.items() if n.startswith(self.prefix)}
+        self.bundle = prepare_validity(inner, self.schemas_dir, self.validate)
+        records = {p: b for n, b in early.items() if (p := self.inner(n)) is not None}
+        early.clear()
+        inner.clear()
+        for path in sorted(records):
+            data = records.pop(path)
+            result, value = process_record(self.bundle, path, data, (), keep=True)
+            del data
+            self.results[path] = result
+            if value is not None:
+                self.kept[path] = value
+        needs: list[Need] = []
+        if self.consistency:
+            needs.extend(needs_of(self.kept.get(self.spec_path)))
+        for path, value in self.kept.items():
+            if path != self.spec_path:
+                needs.extend(selectors_in(value))
+        needs.extend(Need(pattern, "", glob=True) for pattern in self.whole)
+        self.index = NeedIndex(needs)
+
+    def wants(self, inner: str) -> Wants:
+        assert self.index is not None, "prepare() first"
+        return self.index.wants(inner)

@@ -1,0 +1,51 @@
+"""How a file of a source is opened where it is inspected: a small, picklable opener per
+source kind, sent to each worker once with the context, and a per-file spec in each task
+(:meth:`verifier.sources.interface.Source.locate`); each source kind defines its own. A
+worker opens the file itself; nothing of the main process's open source crosses.
+
+* a folder: the root (the task's spec is the file's name below it);
+* a zip: the zip's path (the spec: the member's name, local header offset and size, which
+  the worker checks against its own reading of the central directory);
+* a bag: its container's opener (a bag on a folder or a zip).
+
+A tarball or a git repository has none: its files are read in the main process, in one pass
+(``Source.read_many``), and the audit record says so.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verifier.sources.interface import Source, Stream
+
+
+class Opener(abc.ABC):
+    """Opens the files of one source by their tasks' specs. Picklable; what it caches (a zip's
+    central directory) is its own, built on first use in whichever process uses it."""
+
+    @abc.abstractmethod
+    def open(self, name: str, where: Any) -> Stream:
+        """A binary stream of the file ``name`` (``where``: its spec). Raises ``OSError``."""
+
+    def read_whole(self, name: str, where: Any) -> bytes | None:
+        """The file's bytes in as few calls as its size allows, or ``None`` if this opener
+        only streams. Raises ``OSError``."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 (a folder's opener holds nothing)
+        """Close what the opener opened in this process."""
+
+
+class LiveOpener(Opener):
+    """This process's open source itself, for the in-process executor (never pickled)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def __getstate__(self) -> Any:
+        raise TypeError("a live source does not cross processes: use its opener()")
+
+    def open(self, name: str, where: Any) -> Stream:
+        return self.source.open(name)
