@@ -230,6 +230,9 @@ class ZipOpener(Opener):
             raise OSError("the zip changed while it was read")
         return open_member(self._zip, info)
 
+    def __del__(self) -> None:  # a worker's copy: closed when the worker lets it go
+        self.close()
+
     def close(self) -> None:
         if self._zip is not None:
             self._zip.close()

@@ -1,0 +1,128 @@
+"""The inspect step over many tasks: on the executor the options name (``auto``: worker
+processes when the work pays for them and the source can be opened in them), or, for a source
+read in one pass (a tarball, git), here as it streams. The main process keeps only compact
+facts (:class:`Facts`): a digest per file, a read error, each record's small result.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from verifier.execute import create
+from verifier.execute.inline import InlineExecutor
+from verifier.inspect import inspect as inspecting
+from verifier.inspect.digest import Digest
+from verifier.inspect.inspect import FileFacts, InspectContext
+from verifier.plan.plan import FileTask, weight
+from verifier.sources.interface import Source
+from verifier.sources.openers import LiveOpener
+
+if TYPE_CHECKING:
+    from verifier.pipeline import Options
+
+
+class Facts:
+    """What the main process keeps of the files inspected: digests, read errors, and each
+    record's result; a document's or schema's bytes only until the plan has parsed them."""
+
+    def __init__(self) -> None:
+        self.digests: dict[str, Digest] = {}
+        self.errors: dict[str, str] = {}
+        self.records: dict[str, Any] = {}  # record path inside the content root -> result
+        self.held: dict[str, bytes] = {}
+        self.pids: set[int] = set()  # the processes that read files
+        self.executors: list[dict[str, Any]] = []  # what each inspection pass ran on
+
+    def known(self, name: str) -> bool:
+        return name in self.digests or name in self.errors
+
+    def add(self, task: FileTask, facts: FileFacts) -> None:
+        if facts.error is not None:
+            self.errors[facts.name] = facts.error
+            return
+        assert facts.digest is not None
+        self.digests[facts.name] = facts.digest
+        if facts.record is not None and task.record is not None:
+            self.records[task.record] = facts.record
+        if facts.data is not None:
+            self.held[facts.name] = facts.data
+
+
+def inspect_all(
+    source: Source,
+    bundle: Any,
+    tasks: list[FileTask],
+    facts: Facts,
+    options: Options,
+    here: bool = False,
+) -> None:
+    """Inspect ``tasks`` and add their facts. ``here``: in this process (the plan's early
+    files). A source without an opener is read here in one pass; otherwise the executor the
+    options name runs the tasks (``auto``: worker processes when the work is large enough
+    to pay for them)."""
+    if not tasks:
+        return
+    total = len(tasks)
+    progress = options.progress
+    opener = None if here else source.opener()
+    if opener is None:
+        by_name = {t.name: t for t in tasks}
+        context = InspectContext(None, bundle)
+        facts.pids.add(os.getpid())
+        done = 0
+        for name, stream in source.read_many(by_name):
+            done += 1
+            if progress is not None and done % 1000 == 0:
+                progress("integrity", done, total)
+            task = by_name[name]
+            if isinstance(stream, OSError):
+                facts.add(task, FileFacts(name, None, stream.strerror or str(stream), None))
+                continue
+            facts.add(task, inspecting.inspect(context, task, stream))
+        if not here:
+            facts.executors.append({"executor": "serial", "workers": 1, "onePass": True})
+        return
+    name = executor_name(options, tasks)
+    executor = (
+        InlineExecutor()
+        if name == "inline"
+        else create(name, options.worker_count(), options.scheduler)
+    )
+    context = InspectContext(LiveOpener(source) if name == "inline" else opener, bundle)
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress("integrity", done, total)
+
+    with executor:
+        results: Iterator[FileFacts] = executor.map(
+            inspecting.inspect_batch, context, tasks, weight=weight, progress=advance
+        )
+        try:
+            for task, found in zip(tasks, results, strict=True):
+                facts.add(task, found)
+        finally:
+            context.opener.close()  # what it opened in this process (a zip's handle)
+    described = executor.describe()
+    facts.executors.append(described)
+    served = getattr(executor, "served", None)
+    if served:
+        facts.pids.update(served)
+    else:
+        facts.pids.add(os.getpid())
+
+
+def executor_name(options: Options, tasks: list[FileTask]) -> str:
+    if options.executor != "auto":
+        return options.executor
+    from verifier.parallel import worth_it  # STAND-IN thresholds, until execute has its own
+
+    workers = options.worker_count()
+    if worth_it(len(tasks), sum(t.size for t in tasks), workers):
+        return "processes"
+    return "inline"

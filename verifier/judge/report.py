@@ -1,0 +1,173 @@
+"""The judge step, in order: integrity (every manifest of the layout, with hints where a listed
+file does not match), then validity and consistency from the records' results, into the
+report. Judges read no file: what hints compare against is inspected by the pipeline first,
+as the extra tasks :func:`hint_names` asks for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from verifier import __version__
+from verifier.inspect.gather import Facts
+from verifier.inspect.schemas import is_schema_path
+from verifier.judge.catalogue import check_catalogue
+from verifier.judge.consistency import check_consistency, unread_reasons
+from verifier.judge.hints import Hinter, index_names
+from verifier.judge.integrity import IntegrityOutcome, judge_manifest
+from verifier.judge.merge import _algorithms_note, _all_listed, _merge
+from verifier.judge.records import Records
+from verifier.judge.validity import check_validity
+from verifier.model import AssertionResult, Read, Report, Stage, StageResult
+from verifier.plan.entries import ManifestPlan
+from verifier.plan.plan import Plan
+from verifier.sources.interface import Source
+
+if TYPE_CHECKING:
+    from verifier.pipeline import Options
+
+
+def judge_first(plan: Plan, facts: Facts, source: Source) -> IntegrityOutcome:
+    """The report's manifest, judged alone (before hints and the layout's other manifests)."""
+    return _judge(plan.manifests[0], facts, source)
+
+
+def _judge(manifest: ManifestPlan, facts: Facts, source: Source) -> IntegrityOutcome:
+    return judge_manifest(manifest, facts.digests, facts.errors, source, source.explain_missing)
+
+
+def hint_names(plan: Plan, first: IntegrityOutcome, source: Source, hints: bool) -> list[str]:
+    """The files hints compare against (extra tasks), or none: no listed file is missing or
+    mismatched, hints are off, or the manifest is not a SHA-256 one."""
+    if not (first.problems and hints and plan.manifests[0].algorithm == "sha256"):
+        return []
+    return index_names(source)
+
+
+def judge_integrity(
+    plan: Plan, facts: Facts, source: Source, first: IntegrityOutcome, names: list[str]
+) -> IntegrityOutcome:
+    """The integrity stage: ``first`` with its hints (from ``names``' facts), the layout's
+    other payload manifests and its tag manifests merged in, and the source's findings."""
+    layout = plan.layout
+    if names:
+        manifest = plan.manifests[0]
+        hinter = Hinter(
+            source, facts.digests, names, manifest.wanted, manifest.relative, plan.base, plan.rel
+        )
+        findings = first.stage.findings
+        for problem, index in first.problems.items():
+            hint = hinter.hint(problem)
+            if hint:
+                findings[index] = replace(findings[index], hint=hint)
+        first.stage.note = hinter.base_note()
+    if not plan.reached and not source.complete():
+        first.stage.note = (
+            f"The manifest {plan.label} was not reached: the source was not read to its end."
+        )
+    for manifest in plan.manifests[1 : plan.payload_count]:
+        _merge(first, _judge(manifest, facts, source))
+    if not source.payload_in_every_manifest():
+        _all_listed(first)
+    for manifest in plan.manifests[plan.payload_count :]:
+        _merge(first, _judge(manifest, facts, source))
+    if layout.algorithms:
+        payload = (layout.manifest, *layout.payload_manifests) if plan.reached else ()
+        checked = [*payload, *layout.tag_manifests]
+        note = _algorithms_note(layout, checked) if checked else None
+        if note is not None:
+            old = first.stage.note
+            first.stage.note = f"{old} {note}" if old else note
+    first.stage.findings.extend(source.check_layout(plan.preread, first.files))
+    first.stage.findings.extend(source.findings())
+    first.stage.findings.extend(plan.refused)
+    return first
+
+
+def judge_records(
+    plan: Plan, facts: Facts, integrity: IntegrityOutcome, options: Options
+) -> Report:
+    """Validity and consistency from the records' results, and the report."""
+    records = plan.records
+    results: dict[str, Any] = dict(records.results)
+    results.update(facts.records)
+    store = Records()
+    for path, value in records.kept.items():
+        store.add(path, results[path].extracted, document=value)
+    assert records.bundle is not None
+    content, prefix = plan.content, plan.prefix
+    stages = options.stages
+    listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
+    validity = check_validity(records.bundle, results, store)
+    spec_present = options.assertions in results or any(
+        f.path == prefix + options.assertions for f in integrity.files
+    )
+    if "consistency" in stages:
+        unread = unread_reasons(
+            integrity.files, prefix, validity.records, records.is_record, options.records_dir
+        )
+        # every record the manifest lists (read or not) or the run read
+        held = {
+            f.path[len(prefix) :] for f in integrity.files if f.listed and f.path.startswith(prefix)
+        } | set(results)
+        record_count = sum(
+            1
+            for p in held
+            if p != options.assertions
+            and records.is_record(p)
+            and not is_schema_path(p, options.schemas_dir)
+        )
+        consistency, assertions = check_consistency(
+            validity.records,
+            listed,
+            options.assertions,
+            spec_present,
+            unread,
+            record_count=record_count,
+        )
+        ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
+        for catalogue in options.documents:
+            if catalogue != options.assertions:
+                consistency.findings.extend(
+                    check_catalogue(validity.records, catalogue, ids, unread)
+                )
+    else:
+        consistency, assertions = StageResult(Stage.CONSISTENCY, skipped=True), []
+        consistency.note = "Not run (--stages)."
+    if content:
+        _rebase(validity.stage, content)
+        _rebase(consistency, content)
+        assertions = _rebase_assertions(assertions, content)
+    report = Report(
+        tool_version=__version__,
+        manifest=plan.label,
+        scope=plan.manifests[0].scope,
+        integrity=integrity.stage,
+        validity=validity.stage,
+        consistency=consistency,
+        files=integrity.files,
+        assertions=assertions,
+        records=validity.records.rebased(content),
+        content_root=content,
+    )
+    return report
+
+
+def _under(prefix: str, path: str) -> str:
+    return f"{prefix}/{path}" if prefix else path
+
+
+def _rebase(stage: StageResult, prefix: str) -> None:
+    stage.findings[:] = [replace(f, path=_under(prefix, f.path)) for f in stage.findings]
+
+
+def _rebase_assertions(results: list[AssertionResult], prefix: str) -> list[AssertionResult]:
+    return [
+        replace(
+            r,
+            reads=tuple(Read(_under(prefix, x.path), x.pointer) for x in r.reads),
+            finding=replace(r.finding, path=_under(prefix, r.finding.path)) if r.finding else None,
+        )
+        for r in results
+    ]

@@ -1,0 +1,116 @@
+"""The plan step: a source and the options turned into a :class:`~verifier.plan.plan.Plan`.
+
+The manifest is found and read, the layout's own files (a bag's tag files) read, every
+manifest of the layout parsed and its scope walked, and the files to inspect put in order,
+each with the algorithms its manifests use. Nothing else is read here; the schemas and the
+documents are inspected first by the pipeline and handed to the records' plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from verifier.plan.entries import plan_manifest
+from verifier.plan.locate import base_folder, find_manifest, read_member
+from verifier.plan.plan import Plan
+from verifier.plan.records import RecordPlan
+from verifier.sources.bagit import decode_name
+from verifier.sources.interface import Source
+
+if TYPE_CHECKING:
+    from verifier.pipeline import Options
+
+
+def build_plan(source: Source, root: str, options: Options) -> Plan:
+    layout = source.layout()
+    base = base_folder(source, options)
+    found, refused = find_manifest(source, root, options)
+    reached = found is not None
+    label, data, rel = found or (options.manifest or layout.manifest, b"", None)
+    preread = {name: read_member(source, name) for name in layout.preread}
+    if rel is not None:
+        preread[rel] = data
+    source.take_layout_files(preread)
+    content = layout.content_root or base
+    stages = options.stages
+    records = RecordPlan(
+        content + "/" if content else "",
+        options.records_dir,
+        options.schemas_dir,
+        options.assertions,
+        options.documents,
+        options.whole,
+        validate="validity" in stages,
+        consistency="consistency" in stages,
+    )
+    if not reached:
+        scope: list[str] | None = []
+    elif options.scope is not None:
+        scope = [s.strip("/") or "." for s in options.scope]
+    else:
+        scope = [layout.payload] if layout.payload else None
+    decode = decode_name if layout.percent_encoded_names else None
+    payload_manifests = (layout.manifest, *layout.payload_manifests) if reached else ()
+    manifests = [
+        plan_manifest(
+            source,
+            label,
+            data,
+            rel,
+            scope,
+            base=base,
+            allow_empty=layout.payload is not None or not reached,
+            decode_name=decode,
+            algorithm=layout.algorithm(layout.manifest),
+            parsed=source.parse_manifest(label, data) if reached else None,
+            name_manifest=len(payload_manifests) > 1,
+        )
+    ]
+    for other in (*payload_manifests[1:], *layout.tag_manifests):
+        tag = other in layout.tag_manifests
+        more = preread[other] if other in preread else read_member(source, other)
+        manifests.append(
+            plan_manifest(
+                source,
+                other,
+                more,
+                other,
+                [] if tag else scope,
+                base="" if tag else base,
+                allow_empty=not tag,
+                decode_name=decode,
+                algorithm=layout.algorithm(other),
+                parsed=source.parse_manifest(other, more),
+                name_manifest=len(layout.tag_manifests) > 1 if tag else True,
+            )
+        )
+    payload_algorithms = {layout.algorithm(m) for m in payload_manifests} - {"sha256"}
+    tag_algorithms = {layout.algorithm(m) for m in layout.tag_manifests} - {"sha256"}
+    plan = Plan(
+        layout,
+        label,
+        rel,
+        reached,
+        refused,
+        base,
+        content,
+        hashlib.sha256(data).hexdigest(),
+        preread,
+        manifests,
+        max(1, len(payload_manifests)),
+        records,
+        parse=bool(stages & {"validity", "consistency"}),
+        places=(tuple(sorted(tag_algorithms)), tuple(sorted(payload_algorithms))),
+    )
+    del data
+    seen = set(preread)
+    for manifest in manifests:
+        hashes_more = manifest.algorithm != "sha256"
+        for name in manifest.files():
+            if name not in seen:
+                seen.add(name)
+                plan.order.append(name)
+            if hashes_more and manifest.algorithm not in plan.by_place(name):
+                plan.also.setdefault(name, set(plan.by_place(name))).add(manifest.algorithm)
+    return plan
