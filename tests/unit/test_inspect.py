@@ -17,12 +17,12 @@ import pytest
 from tests.archives import tar_tree, zip_tree
 from tests.conftest import REPO, write_archive
 from tests.spread import spread_reads
-from verifier.formats import FORMATS
 from verifier.inspect.inspect import FileFacts, InspectContext, inspect_batch
 from verifier.pipeline import Options, run
 from verifier.plan.plan import FileTask
 from verifier.plan.records import RecordPlan
 from verifier.sources import open_source
+from verifier.views.check import CHECK as FORMATS
 
 
 @pytest.fixture
