@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from verifier.inspect.digest import Digest
 from verifier.model import FileEntry, Finding, Stage, StageResult
@@ -18,20 +19,22 @@ from verifier.plan.entries import ManifestPlan
 from verifier.sources.interface import Kind, Source
 
 #: how findings name an algorithm (hashlib names otherwise upper-cased)
-ALGORITHM_LABELS = {
-    "md5": "MD5",
-    "sha1": "SHA-1",
-    "sha224": "SHA-224",
-    "sha256": "SHA-256",
-    "sha384": "SHA-384",
-    "sha512": "SHA-512",
-    "sha3_224": "SHA3-224",
-    "sha3_256": "SHA3-256",
-    "sha3_384": "SHA3-384",
-    "sha3_512": "SHA3-512",
-    "blake2b": "BLAKE2b",
-    "blake2s": "BLAKE2s",
-}
+ALGORITHM_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "md5": "MD5",
+        "sha1": "SHA-1",
+        "sha224": "SHA-224",
+        "sha256": "SHA-256",
+        "sha384": "SHA-384",
+        "sha512": "SHA-512",
+        "sha3_224": "SHA3-224",
+        "sha3_256": "SHA3-256",
+        "sha3_384": "SHA3-384",
+        "sha3_512": "SHA3-512",
+        "blake2b": "BLAKE2b",
+        "blake2s": "BLAKE2s",
+    }
+)
 
 
 @dataclass(slots=True)
