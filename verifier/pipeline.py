@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.errors import UsageError
+from verifier.execute import EXECUTORS
 from verifier.inspect.digest import _digest_bytes
 from verifier.inspect.gather import Facts, inspect_all
 from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
@@ -94,6 +95,9 @@ def check_options(options: Options) -> None:
             "--stages takes integrity, validity and consistency, and always includes "
             "integrity (it is the one read of every file)"
         )
+    if options.executor != "auto" and options.executor not in EXECUTORS:
+        choices = ", ".join(("auto", *EXECUTORS))
+        raise UsageError(f"--executor {options.executor}: not one of {choices}")
 
 
 def run_source(source: Source, root: str, options: Options = Options()) -> Run:
@@ -176,6 +180,7 @@ def open_location(location: str | os.PathLike[str], options: Options) -> Source:
 
 def run(location: str | os.PathLike[str] = ".", options: Options = Options()) -> Run:
     """Open the source at ``location`` and verify it; the source is closed afterwards."""
+    check_options(options)  # before the source is opened (a zip's or tarball's index read)
     with open_location(location, options) as source:
         return run_source(source, os.fspath(location), options)
 
