@@ -1,8 +1,8 @@
 """Make a parallel read really spread: reads go parallel from two files on, in batches of
-three, and this process does not read its first batch until a forked worker has read one
-(or ``WAIT_FOR_WORKER`` seconds went by; the count of reading processes then tells). Without
-this, which process reads which batch is up to the scheduler, and a test that compares serial
-and parallel reports could pass with one process having read everything.
+three, and each batch takes a little longer, so the executor's workers each get batches (the
+count of reading processes tells). Without this, which worker reads which batch is up to the
+scheduler, and a test that compares serial and parallel reports could pass with one process
+having read everything.
 
 Used by the ``spread`` fixture (through ``monkeypatch.setattr``) and by the child processes of
 the determinism test (through plain ``setattr``, then ``python -m verifier``'s entry point).
@@ -10,39 +10,39 @@ the determinism test (through plain ``setattr``, then ``python -m verifier``'s e
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import verifier.execute.interface
 import verifier.inspect.inspect
 import verifier.parallel
 import verifier.pipeline
 
-WAIT_FOR_WORKER = 60.0
+BATCH_PAUSE = 0.2
+INSPECT_BATCH = verifier.inspect.inspect.inspect_batch
 
 Setter = Callable[[Any, str, Any], None]
 ReadBatch = Callable[[Any, list[Any]], list[Any]]
 
 
+def spread_batch(context: Any, batch: list[Any]) -> list[Any]:
+    """The inspect step, a little slower per batch: each worker is busy long enough that the
+    executor hands the next batch to another (module-level: it crosses to fresh workers by
+    reference)."""
+    time.sleep(BATCH_PAUSE)
+    return INSPECT_BATCH(context, batch)
+
+
 def spread_reads(set_attr: Setter) -> None:
     set_attr(verifier.parallel, "MIN_ITEMS", 2)
     set_attr(verifier.parallel, "BATCH_ITEMS", 3)
-    served = multiprocessing.get_context("fork").Event()
-    parent = os.getpid()
-    read_batch: ReadBatch = verifier.inspect.inspect.inspect_batch
+    set_attr(verifier.execute.interface, "BATCH_ITEMS", 3)
+    import tests.spread  # by its importable name, even when run as __main__ (pickled by it)
 
-    def synchronised(context: Any, batch: list[Any]) -> list[Any]:
-        if os.getpid() == parent:
-            served.wait(WAIT_FOR_WORKER)
-            return read_batch(context, batch)
-        out = read_batch(context, batch)
-        served.set()
-        return out
-
-    set_attr(verifier.inspect.inspect, "inspect_batch", synchronised)
+    set_attr(verifier.inspect.inspect, "inspect_batch", tests.spread.spread_batch)
 
 
 def record_read_processes(set_attr: Setter, out: Path) -> None:

@@ -86,6 +86,11 @@ class Run:
     #: ``onePass``: a source read in one pass in this process, a compressed tarball say)
     executors: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def executor(self) -> dict[str, Any]:
+        """What the run's main inspection pass ran on (the executor's ``describe()``)."""
+        return self.executors[0] if self.executors else {"executor": "inline", "workers": 1}
+
 
 def check_options(options: Options) -> None:
     """Refuse options that cannot run (:class:`UsageError`), before anything is read."""

@@ -32,7 +32,7 @@ class Facts:
         self.errors: dict[str, str] = {}
         self.records: dict[str, Any] = {}  # record path inside the content root -> result
         self.held: dict[str, bytes] = {}
-        self.pids: set[int] = set()  # the processes that read files
+        self.pids: set[int] = set()  # the processes that inspected the plan's tasks
         self.executors: list[dict[str, Any]] = []  # what each inspection pass ran on
 
     def known(self, name: str) -> bool:
@@ -70,7 +70,8 @@ def inspect_all(
     if opener is None:
         by_name = {t.name: t for t in tasks}
         context = InspectContext(None, bundle)
-        facts.pids.add(os.getpid())
+        if not here:  # the plan's own early reads are not counted
+            facts.pids.add(os.getpid())
         done = 0
         for name, stream in source.read_many(by_name):
             done += 1
