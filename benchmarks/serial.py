@@ -98,7 +98,9 @@ def _evaluation(root: Path, spec_bytes: bytes, repeat: int, seconds: dict[str, A
     needs_of = _find("needs_of", "verifier.plan.spec", "verifier.consistency")
     need_index = _find("NeedIndex", "verifier.plan.needs", "verifier.plan.spec", "verifier.records")
     records_class = _find("Records", "verifier.judge.records", "verifier.records")
-    extract = _find("extract", "verifier.inspect.values", "verifier.inspect.record", "verifier.records")
+    extract = _find(
+        "extract", "verifier.inspect.values", "verifier.inspect.record", "verifier.records"
+    )
     check = _find("check_consistency", "verifier.judge.consistency", "verifier.consistency")
     spec, _ = loads(spec_bytes)
     seconds["spec plan"] = _median(lambda: need_index(needs_of(spec)), repeat)
