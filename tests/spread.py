@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import verifier.execute.interface
+import verifier.execute.registry
 import verifier.inspect.inspect
-import verifier.parallel
 import verifier.pipeline
 
 BATCH_PAUSE = 0.2
@@ -37,8 +37,7 @@ def spread_batch(context: Any, batch: list[Any]) -> list[Any]:
 
 
 def spread_reads(set_attr: Setter) -> None:
-    set_attr(verifier.parallel, "MIN_ITEMS", 2)
-    set_attr(verifier.parallel, "BATCH_ITEMS", 3)
+    set_attr(verifier.execute.registry, "MIN_ITEMS", 2)
     set_attr(verifier.execute.interface, "BATCH_ITEMS", 3)
     import tests.spread  # by its importable name, even when run as __main__ (pickled by it)
 

@@ -64,7 +64,7 @@ class Options:
     whole: tuple[str, ...] = ()
 
     def worker_count(self) -> int:
-        from verifier.parallel import default_workers
+        from verifier.execute.registry import default_workers
 
         return self.workers if self.workers is not None else default_workers()
 

@@ -26,11 +26,6 @@ from verifier.views.check import CHECK as FORMATS
 
 CASES = 700  # three records each: 2,100 records, over MIN_ITEMS files
 
-#: Flip to True at merge, once ``pipeline.run`` records the executor that ran on the Run
-#: (its ``describe()``); until then the pipeline ignores ``Options.executor``.
-EXECUTOR_ON_RUN = False  # wired at merge
-
-
 def _generate(root: Path) -> Path:
     spec = importlib.util.spec_from_file_location("generate", REPO / "benchmarks" / "generate.py")
     assert spec and spec.loader
@@ -66,7 +61,7 @@ def _json(result: Run) -> str:
 
 
 def _ran(result: Run) -> Any:
-    return getattr(result, "executor", None)  # wired at merge: Run's executor.describe()
+    return result.executor  # the executor's describe() for the main inspection pass
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +93,7 @@ def test_every_executor_writes_the_same_report(
 ) -> None:
     result = run(damaged, Options(executor=executor, workers=2))
     assert _json(result) == inline
-    if EXECUTOR_ON_RUN:  # wired at merge
-        assert _ran(result)["executor"] == expected
+    assert _ran(result)["executor"] == expected
 
 
 #: run in a child process: Dask leaves process-wide threads behind (tests/unit/test_executors.py)
@@ -135,8 +129,7 @@ def test_a_local_dask_cluster_writes_the_same_report(
     )
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-4000:]
     assert report.read_text(encoding="utf-8") == inline
-    if EXECUTOR_ON_RUN:  # wired at merge
-        assert json.loads(ran.read_text(encoding="utf-8"))["executor"] == "dask"
+    assert json.loads(ran.read_text(encoding="utf-8"))["executor"] == "dask"
 
 
 @pytest.mark.parametrize("seed", ["1", "4242"])

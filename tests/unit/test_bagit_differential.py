@@ -475,7 +475,7 @@ def test_worker_processes_hash_every_algorithm(
     """A bag in a folder is read by worker processes when it is worth it; each worker hashes
     every algorithm from its one read, and the verdict is the serial one."""
     from verifier.execute.processes import ProcessExecutor
-    from verifier.parallel import MIN_ITEMS
+    from verifier.execute.registry import MIN_ITEMS
     from verifier.pipeline import Options
 
     caplog.set_level(logging.WARNING, logger="bagit")  # not a line per file

@@ -1,6 +1,6 @@
 """Every executor gives the inline executor's results, in task order, with the context sent
-once per worker and nothing inherited: the equivalent, for ``verifier.execute``, of what
-``test_parallel.py`` proves of ``verifier.parallel.Workers``.
+once per worker and nothing inherited (the fork-based worker pool these replaced,
+``verifier.parallel``, is gone).
 
 Batch functions live in ``tests/batchfns.py`` (a worker imports that, not pytest). Dask
 tests start a ``LocalCluster`` of two workers each; without Dask they skip, under CI they

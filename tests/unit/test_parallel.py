@@ -8,18 +8,16 @@ not depend on how the scheduler happened to share the batches."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import verifier.execute.interface
 import verifier.judge.integrity
-import verifier.parallel
 from tests.conftest import REPO, require_module, write_archive
 from tests.spread import spread_reads
 from verifier import verify
-from verifier.parallel import Workers
 from verifier.pipeline import Options, run
 from verifier.views.check import CHECK as FORMATS
 
@@ -39,21 +37,6 @@ def serial_and_parallel(root: Path) -> tuple[str, str]:
     assert one.read_processes == 1
     assert two.read_processes == 2, "the parallel path did not run: no worker read a file"
     return FORMATS["json"](one.report), FORMATS["json"](two.report)
-
-
-def test_workers_keep_input_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 3)
-    seen: list[int] = []
-    with Workers(_double, 2) as pool:
-        out = pool.map(list(range(50)), progress=seen.append)
-    assert out == [2 * i for i in range(50)]
-    assert sum(seen) == 50
-    assert sum(pool.served.values()) == 17  # every batch of three, each counted once
-    assert set(pool.served) <= {os.getpid(), *(p.pid for p in pool._procs)}
-
-
-def _double(batch: list[int]) -> list[int]:
-    return [2 * i for i in batch]
 
 
 def test_parallel_and_serial_reports_are_identical(tmp_path: Path, spread: None) -> None:
@@ -158,7 +141,7 @@ def test_records_and_assertions_across_batches_match_serial(
     (cases / "case-000011" / "readback.json").write_text("{}")  # a mismatch, and invalid
     (cases / "case-000013" / "stray.json").write_text('{"a": 1}')  # unlisted
 
-    monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 7)
+    monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 7)
     serial, parallel = serial_and_parallel(root)
     assert serial == parallel
     report = json.loads(serial)
@@ -181,27 +164,6 @@ def test_records_and_assertions_across_batches_match_serial(
     assert statuses["x.glob"] == "error"  # case-000005's run.json does not parse
     assert statuses["x.glob-intact"] == "passed"
     assert [a["status"] for a in report["assertions"] if a["id"] == "x.across"][1] == "error"
-
-
-def _fail_on_seven(batch: list[int]) -> list[int]:
-    if 7 in batch:
-        raise ValueError("seven")
-    return batch
-
-
-def test_a_failing_worker_is_reported_not_hung(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An exception in any process (a worker or this one) ends the map with an error that
-    carries it, and leaves no worker or queue thread behind."""
-    import threading
-
-    monkeypatch.setattr(verifier.parallel, "BATCH_ITEMS", 1)
-    with (
-        pytest.raises((verifier.parallel.WorkerError, ValueError), match="seven"),
-        Workers(_fail_on_seven, 2) as pool,
-    ):
-        pool.map(list(range(40)))
-    assert threading.active_count() == 1
-    assert not __import__("multiprocessing").active_children()
 
 
 def test_a_bag_on_a_folder_is_read_in_parallel(tmp_path: Path, spread: None) -> None:

@@ -28,6 +28,14 @@ MIN_ITEMS = 2000  # below this many tasks, or
 MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
 
 
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def resolve(name: str, count: int, weight: int, workers: int) -> str:
     """The executor ``name`` stands for: itself, or for ``auto`` local processes when there
     are ``workers > 1`` and ``count`` tasks weighing ``weight`` bytes are worth starting

@@ -119,11 +119,6 @@ def inspect_all(
 
 
 def executor_name(options: Options, tasks: list[FileTask]) -> str:
-    if options.executor != "auto":
-        return options.executor
-    from verifier.parallel import worth_it  # STAND-IN thresholds, until execute has its own
+    from verifier.execute.registry import resolve
 
-    workers = options.worker_count()
-    if worth_it(len(tasks), sum(t.size for t in tasks), workers):
-        return "processes"
-    return "inline"
+    return resolve(options.executor, len(tasks), sum(t.size for t in tasks), options.worker_count())
