@@ -15,6 +15,7 @@ returned :class:`Report`. Names are imported lazily so that the command starts f
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -36,22 +37,24 @@ if TYPE_CHECKING:
     )
     from verifier.pipeline import Options, UsageError
 
-_LAZY = {
-    "CODES": "verifier.model",
-    "SEVERITIES": "verifier.model",
-    "Severity": "verifier.model",
-    "AssertionResult": "verifier.model",
-    "AssertionStatus": "verifier.model",
-    "FileEntry": "verifier.model",
-    "Finding": "verifier.model",
-    "Read": "verifier.model",
-    "Report": "verifier.model",
-    "Stage": "verifier.model",
-    "StageResult": "verifier.model",
-    "StageStatus": "verifier.model",
-    "Options": "verifier.pipeline",
-    "UsageError": "verifier.pipeline",
-}
+_LAZY = MappingProxyType(
+    {
+        "CODES": "verifier.model",
+        "SEVERITIES": "verifier.model",
+        "Severity": "verifier.model",
+        "AssertionResult": "verifier.model",
+        "AssertionStatus": "verifier.model",
+        "FileEntry": "verifier.model",
+        "Finding": "verifier.model",
+        "Read": "verifier.model",
+        "Report": "verifier.model",
+        "Stage": "verifier.model",
+        "StageResult": "verifier.model",
+        "StageStatus": "verifier.model",
+        "Options": "verifier.pipeline",
+        "UsageError": "verifier.pipeline",
+    }
+)
 
 
 def verify(root: Any = ".", options: Options | None = None, **settings: Any) -> Report:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from verifier.bounded_regex import is_regex
@@ -71,16 +72,18 @@ def is_json_pointer(value: object) -> bool:
     return _JSON_POINTER.match(value) is not None
 
 
-ASSERTED: dict[str, Callable[[Any], bool]] = {
-    "date-time": is_rfc3339,
-    "date": is_full_date,
-    "time": is_full_time,
-    "ipv4": is_ipv4,
-    "ipv6": is_ipv6,
-    "uuid": is_uuid,
-    "json-pointer": is_json_pointer,
-    "regex": is_regex,
-}
+ASSERTED: Mapping[str, Callable[[Any], bool]] = MappingProxyType(
+    {
+        "date-time": is_rfc3339,
+        "date": is_full_date,
+        "time": is_full_time,
+        "ipv4": is_ipv4,
+        "ipv6": is_ipv6,
+        "uuid": is_uuid,
+        "json-pointer": is_json_pointer,
+        "regex": is_regex,
+    }
+)
 
 # Formats JSON Schema 2020-12 defines (Validation, section 7.3) that are not asserted here:
 # annotation only, because no checker the project can keep both strict and offline exists

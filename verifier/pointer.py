@@ -96,7 +96,7 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 # ``[...]`` classes). The match is of the whole path.
 
 _LIT, _ONE, _STAR, _ANY, _FOLDERS = "lit", "?", "*", "**", "**/"
-_RUNS = {_STAR, _ANY, _FOLDERS}
+_RUNS = frozenset({_STAR, _ANY, _FOLDERS})
 _CACHE_LIMIT = 4096  # automaton steps remembered per glob (a lazily built DFA), then not
 
 

@@ -8,6 +8,8 @@ safety policy (:mod:`verifier.sources.safety`).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from verifier.sources.directory import DirectorySource
 from verifier.sources.interface import Kind, Layout, Source, SourceError
@@ -16,13 +18,15 @@ from verifier.sources.safety import Limits
 DEFAULT_MANIFEST = "manifest.sha256"
 
 #: The source kinds, for help texts and docs: name -> what a location looks like.
-KINDS: dict[str, str] = {
-    "directory": "a folder",
-    "zip": "a .zip file",
-    "tar": "a .tar, .tar.gz/.tgz, .tar.xz or .tar.bz2 file",
-    "git": "REPO@REV, or --git REPO --rev REV: a commit read from git's objects",
-    "bag": "a BagIt bag (bagit.txt at the root) in any of the above",
-}
+KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "directory": "a folder",
+        "zip": "a .zip file",
+        "tar": "a .tar, .tar.gz/.tgz, .tar.xz or .tar.bz2 file",
+        "git": "REPO@REV, or --git REPO --rev REV: a commit read from git's objects",
+        "bag": "a BagIt bag (bagit.txt at the root) in any of the above",
+    }
+)
 
 
 def _container(location: str, rev: str | None, limits: Limits) -> Source:

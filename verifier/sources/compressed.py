@@ -23,13 +23,14 @@ import bz2
 import io
 import lzma
 import zlib
+from types import MappingProxyType
 from typing import Any, BinaryIO
 
 CHUNK = 64 * 1024
 #: what an xz stream's decoder may allocate (``xz -9`` needs 65 MiB): a header can ask for a
 #: dictionary of up to 4 GiB, which is refused instead of allocated
 XZ_MEMLIMIT = 256 * 1024 * 1024
-MAGIC = {"gzip": b"\x1f\x8b", "xz": b"\xfd7zXZ\x00", "bzip2": b"BZh"}
+MAGIC = MappingProxyType({"gzip": b"\x1f\x8b", "xz": b"\xfd7zXZ\x00", "bzip2": b"BZh"})
 _ERRORS: tuple[type[BaseException], ...] = (zlib.error, lzma.LZMAError, OSError, EOFError)
 
 

@@ -19,6 +19,7 @@ import hashlib
 import io
 import os
 import subprocess
+from types import MappingProxyType
 from typing import IO, Any
 
 from verifier.model import Finding
@@ -37,13 +38,15 @@ from verifier.sources.safety import EntryType, IndexBuilder, Limits
 MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint
 MAX_HISTORY_PATHS = 200  # paths whose history is searched in one run
 MAX_COMMIT_BYTES = 1 << 16  # of a commit object read for its date and subject
-_TYPES = {
-    "100644": EntryType.FILE,
-    "100755": EntryType.FILE,
-    "100664": EntryType.FILE,
-    "120000": EntryType.SYMLINK,
-    "160000": EntryType.OTHER,
-}
+_TYPES = MappingProxyType(
+    {
+        "100644": EntryType.FILE,
+        "100755": EntryType.FILE,
+        "100664": EntryType.FILE,
+        "120000": EntryType.SYMLINK,
+        "160000": EntryType.OTHER,
+    }
+)
 
 
 class _Blob(io.RawIOBase):

@@ -32,6 +32,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
+from types import MappingProxyType
 
 TIMEOUT = 600.0  # seconds for one git command on an honest (possibly large) repository
 PROBE_TIMEOUT = 30.0  # the first command: reading the configuration and the commit
@@ -40,40 +42,42 @@ NULL = os.devnull
 
 # setting -> value; the null device for a program (it cannot be executed), empty for a list
 # reset (credential.helper), off for a behaviour.
-OVERRIDES: dict[str, str] = {
-    "core.fsmonitor": "false",
-    "core.hooksPath": NULL,
-    "core.pager": "cat",
-    "core.editor": NULL,
-    "core.sshCommand": NULL,
-    "core.askPass": NULL,
-    "core.gitProxy": NULL,
-    "core.alternateRefsCommand": NULL,
-    "core.attributesFile": NULL,
-    "core.untrackedCache": "false",
-    "core.preloadIndex": "false",
-    "sequence.editor": NULL,
-    "gpg.program": NULL,
-    "gpg.openpgp.program": NULL,
-    "gpg.x509.program": NULL,
-    "gpg.ssh.program": NULL,
-    "gpg.ssh.defaultKeyCommand": NULL,
-    "gpg.ssh.allowedSignersFile": NULL,
-    "log.showSignature": "false",
-    "diff.external": NULL,
-    "credential.helper": "",
-    "protocol.allow": "never",
-    "protocol.file.allow": "never",
-    "protocol.ext.allow": "never",
-    "uploadpack.packObjectsHook": NULL,
-    "gc.auto": "0",
-    "gc.autoDetach": "false",
-    "gc.writeCommitGraph": "false",
-    "maintenance.auto": "false",
-    "fetch.writeCommitGraph": "false",
-    "color.ui": "never",
-    "i18n.logOutputEncoding": "UTF-8",
-}
+OVERRIDES: Mapping[str, str] = MappingProxyType(
+    {
+        "core.fsmonitor": "false",
+        "core.hooksPath": NULL,
+        "core.pager": "cat",
+        "core.editor": NULL,
+        "core.sshCommand": NULL,
+        "core.askPass": NULL,
+        "core.gitProxy": NULL,
+        "core.alternateRefsCommand": NULL,
+        "core.attributesFile": NULL,
+        "core.untrackedCache": "false",
+        "core.preloadIndex": "false",
+        "sequence.editor": NULL,
+        "gpg.program": NULL,
+        "gpg.openpgp.program": NULL,
+        "gpg.x509.program": NULL,
+        "gpg.ssh.program": NULL,
+        "gpg.ssh.defaultKeyCommand": NULL,
+        "gpg.ssh.allowedSignersFile": NULL,
+        "log.showSignature": "false",
+        "diff.external": NULL,
+        "credential.helper": "",
+        "protocol.allow": "never",
+        "protocol.file.allow": "never",
+        "protocol.ext.allow": "never",
+        "uploadpack.packObjectsHook": NULL,
+        "gc.auto": "0",
+        "gc.autoDetach": "false",
+        "gc.writeCommitGraph": "false",
+        "maintenance.auto": "false",
+        "fetch.writeCommitGraph": "false",
+        "color.ui": "never",
+        "i18n.logOutputEncoding": "UTF-8",
+    }
+)
 
 
 class GitError(Exception):

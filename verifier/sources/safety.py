@@ -39,6 +39,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from verifier.model import Finding
@@ -78,14 +79,16 @@ class EntryType(StrEnum):
     OTHER = "other"  # git submodule, anything else that is not content
 
 
-_KIND_OF_TYPE = {
-    EntryType.FILE: Kind.FILE,
-    EntryType.DIRECTORY: Kind.DIRECTORY,
-    EntryType.SYMLINK: Kind.LINK,
-    EntryType.HARDLINK: Kind.LINK,
-    EntryType.DEVICE: Kind.OTHER,
-    EntryType.OTHER: Kind.OTHER,
-}
+_KIND_OF_TYPE = MappingProxyType(
+    {
+        EntryType.FILE: Kind.FILE,
+        EntryType.DIRECTORY: Kind.DIRECTORY,
+        EntryType.SYMLINK: Kind.LINK,
+        EntryType.HARDLINK: Kind.LINK,
+        EntryType.DEVICE: Kind.OTHER,
+        EntryType.OTHER: Kind.OTHER,
+    }
+)
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 

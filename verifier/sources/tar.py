@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from types import MappingProxyType
 from typing import IO, Any
 
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
@@ -39,7 +40,7 @@ _ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     ValueError,
 )
-_MAGIC = {b"\x1f\x8b": "gzip", b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2"}
+_MAGIC = MappingProxyType({b"\x1f\x8b": "gzip", b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2"})
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz")
 HEADER = 512
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import BinaryIO
 
 from verifier.sources.safety import EntryType
@@ -40,17 +41,19 @@ _SKIP = 64 * 1024
 
 Charge = Callable[[int], bool]
 
-_TYPES = {
-    b"0": EntryType.FILE,
-    b"\0": EntryType.FILE,
-    b"7": EntryType.FILE,  # contiguous file
-    b"1": EntryType.HARDLINK,
-    b"2": EntryType.SYMLINK,
-    b"3": EntryType.DEVICE,
-    b"4": EntryType.DEVICE,
-    b"5": EntryType.DIRECTORY,
-    b"6": EntryType.DEVICE,  # FIFO
-}
+_TYPES = MappingProxyType(
+    {
+        b"0": EntryType.FILE,
+        b"\0": EntryType.FILE,
+        b"7": EntryType.FILE,  # contiguous file
+        b"1": EntryType.HARDLINK,
+        b"2": EntryType.SYMLINK,
+        b"3": EntryType.DEVICE,
+        b"4": EntryType.DEVICE,
+        b"5": EntryType.DIRECTORY,
+        b"6": EntryType.DEVICE,  # FIFO
+    }
+)
 _NO_CONTENT = (EntryType.DIRECTORY, EntryType.SYMLINK, EntryType.HARDLINK, EntryType.DEVICE)
 _KEPT = ("path", "linkpath", "size", "hdrcharset")
 

@@ -15,16 +15,19 @@ The API refuses unknown members, so a synthetic output is marked with the item's
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from verifier.transcripts.interface import Shape, message_at, string_at, text_of
 from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 
-CALLS = {
-    "function_call": "function_call_output",
-    "custom_tool_call": "custom_tool_call_output",
-    "local_shell_call": "local_shell_call_output",
-}
+CALLS = MappingProxyType(
+    {
+        "function_call": "function_call_output",
+        "custom_tool_call": "custom_tool_call_output",
+        "local_shell_call": "local_shell_call_output",
+    }
+)
 OUTPUTS = frozenset(CALLS.values())
 _FEATURES = CALLS.keys() | OUTPUTS | {"reasoning", "message"}
 
