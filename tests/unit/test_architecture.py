@@ -172,9 +172,10 @@ def _source_problems() -> list[str]:
             if value is None or not _mutable_value(value):
                 continue
             for target in targets:
-                if isinstance(target, ast.Name) and target.id != "__all__":
-                    if (name, target.id) not in ALLOWED_STATE:
-                        problems.append(f"{name}:{stmt.lineno}: {target.id} is mutable")
+                if not isinstance(target, ast.Name) or target.id == "__all__":
+                    continue
+                if (name, target.id) not in ALLOWED_STATE:
+                    problems.append(f"{name}:{stmt.lineno}: {target.id} is mutable")
     return problems
 
 
@@ -202,7 +203,7 @@ def _runtime_problems() -> list[str]:
                 continue
             if isinstance(value, _MUTABLE_TYPES) and not isinstance(value, MappingProxyType):
                 problems.append(f"{module.__name__}.{key}: {type(value).__name__}")
-            elif isinstance(value, functools._lru_cache_wrapper):  # noqa: SLF001
+            elif isinstance(value, functools._lru_cache_wrapper):
                 problems.append(f"{module.__name__}.{key}: a module-level cache")
     return problems
 
