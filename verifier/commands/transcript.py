@@ -27,6 +27,7 @@ from verifier.commands import (
     use_rich,
 )
 from verifier.commands.output import format_choices, format_help
+from verifier.transcripts import SHAPES
 from verifier.views.transcript import TRANSCRIPT
 
 if TYPE_CHECKING:
@@ -37,11 +38,8 @@ if TYPE_CHECKING:
 else:
     Format = format_choices("Format", TRANSCRIPT)  # auto, then TRANSCRIPT's names
 
-# The registry's names, spelled out so that start-up does not import the adapters; a test
-# checks they agree with verifier.transcripts.SHAPES.
-SHAPE_NAMES = ", ".join(
-    ("openai-chat", "openai-responses", "anthropic", "gemini", "pydantic-ai", "pi")
-)
+# The registry's names (read without importing one adapter)
+SHAPE_NAMES = ", ".join(SHAPES)
 
 ShapeOpt = Annotated[
     str | None,

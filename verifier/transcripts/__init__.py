@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.transcripts.anthropic import Anthropic
-from verifier.transcripts.gemini import Gemini
+from verifier.registry import Plugin, Registry
 from verifier.transcripts.interface import Shape, ShapeError
-from verifier.transcripts.openai_chat import OpenAIChat
-from verifier.transcripts.openai_responses import OpenAIResponses
-from verifier.transcripts.pi import Pi
-from verifier.transcripts.pydantic_ai import PydanticAI
 
-SHAPES: dict[str, Shape] = {
-    shape.name: shape
-    for shape in (OpenAIChat(), OpenAIResponses(), Anthropic(), Gemini(), PydanticAI(), Pi())
-}
+#: name -> adapter, each imported when first used (the CLI lists the names at start-up)
+SHAPES: Registry[Shape] = Registry(
+    "shape",
+    Plugin("openai-chat", "verifier.transcripts.openai_chat:SHAPE"),
+    Plugin("openai-responses", "verifier.transcripts.openai_responses:SHAPE"),
+    Plugin("anthropic", "verifier.transcripts.anthropic:SHAPE"),
+    Plugin("gemini", "verifier.transcripts.gemini:SHAPE"),
+    Plugin("pydantic-ai", "verifier.transcripts.pydantic_ai:SHAPE"),
+    Plugin("pi", "verifier.transcripts.pi:SHAPE"),
+)
 
 
 AMBIGUOUS = "transcript.ambiguous-shape"

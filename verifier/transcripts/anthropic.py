@@ -89,3 +89,7 @@ class Anthropic(Shape):
 
     def result_message(self, parts: list[Any], call_message: Any) -> Any:
         return {"role": "user", "content": parts}
+
+
+#: the registry member (verifier.transcripts.SHAPES)
+SHAPE = Anthropic()

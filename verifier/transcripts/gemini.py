@@ -139,3 +139,7 @@ class Gemini(Shape):
 
     def result_message(self, parts: list[Any], call_message: Any) -> Any:
         return {"role": "user", "parts": parts}
+
+
+#: the registry member (verifier.transcripts.SHAPES)
+SHAPE = Gemini()

@@ -93,3 +93,7 @@ class OpenAIChat(Shape):
         if not call.has_id:
             return {"role": "function", "name": call.name, "content": INTERRUPTED_MARKER}
         return {"role": "tool", "tool_call_id": call.id, "content": INTERRUPTED_MARKER}
+
+
+#: the registry member (verifier.transcripts.SHAPES)
+SHAPE = OpenAIChat()

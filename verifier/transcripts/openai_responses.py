@@ -111,3 +111,7 @@ class OpenAIResponses(Shape):
         out["output"] = INTERRUPTED_MARKER
         out["status"] = "incomplete"
         return out
+
+
+#: the registry member (verifier.transcripts.SHAPES)
+SHAPE = OpenAIResponses()

@@ -96,3 +96,7 @@ def load(document: Any) -> list[Entry]:
 
 
 __all__ = ["Pi", "ShapeError", "load"]
+
+
+#: the registry member (verifier.transcripts.SHAPES)
+SHAPE = Pi()

@@ -119,3 +119,7 @@ class PydanticAI(Shape):
 
     def result_message(self, parts: list[Any], call_message: Any) -> Any:
         return {"kind": "request", "parts": parts}
+
+
+#: the registry member (verifier.transcripts.SHAPES)
+SHAPE = PydanticAI()

@@ -1,0 +1,79 @@
+"""The registry every plug-in family builds its own from: output formats (per report family),
+transcript shapes, executors.
+
+A :class:`Registry` is a read-only mapping from a member's name to the member, in the order
+the CLI lists them. Each entry says where its member lives (``"module:attribute"``) and the
+module is imported only when that member is used, so the CLI builds its choices and help
+from a registry at start-up without importing one member. Nothing is cached here: Python's
+module table already holds what was imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Generic, Protocol, TypeVar, cast
+
+T = TypeVar("T")
+
+
+class Entry(Protocol):
+    """What a registry entry carries: the member's name and where it lives."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def where(self) -> str: ...  # "module:attribute"
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    """A plain registry entry."""
+
+    name: str
+    where: str
+
+
+E = TypeVar("E", bound=Entry)
+
+
+class Registry(Mapping[str, T], Generic[T]):
+    """A family's members, name -> member (imported on first use); read-only."""
+
+    __slots__ = ("_entries", "family")
+
+    def __init__(self, family: str, *entries: Entry) -> None:
+        self.family = family
+        table = {e.name: e for e in entries}
+        if len(table) != len(entries):
+            raise ValueError(f"{family}: a name is registered twice")
+        self._entries: Mapping[str, Entry] = MappingProxyType(table)
+
+    def __getitem__(self, name: str) -> T:
+        module, _, attribute = self._entries[name].where.partition(":")
+        return cast(T, getattr(importlib.import_module(module), attribute))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def entry(self, name: str) -> Entry:
+        """The entry of ``name`` (where it lives), without importing it."""
+        return self._entries[name]
+
+    def choices(self, *extra: str) -> tuple[str, ...]:
+        """The names the CLI offers: ``extra`` first (such as ``auto``), then every member."""
+        return (*extra, *self._entries)
+
+    def listing(self) -> str:
+        """The names for a help text: ``text, json or markdown``."""
+        names = list(self._entries)
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+__all__ = ["Entry", "Plugin", "Registry"]
