@@ -18,39 +18,35 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from verifier.version import __version__
 
 if TYPE_CHECKING:
-    from verifier.model import (
-        CODES,
-        SEVERITIES,
+    from verifier.findings import CODES, SEVERITIES, Finding, Severity, Stage
+    from verifier.pipeline import Options, UsageError
+    from verifier.report import (
         AssertionResult,
         AssertionStatus,
         FileEntry,
-        Finding,
         Read,
         Report,
-        Severity,
-        Stage,
         StageResult,
         StageStatus,
     )
-    from verifier.pipeline import Options, UsageError
 
 _LAZY = MappingProxyType(
     {
-        "CODES": "verifier.model",
-        "SEVERITIES": "verifier.model",
-        "Severity": "verifier.model",
-        "AssertionResult": "verifier.model",
-        "AssertionStatus": "verifier.model",
-        "FileEntry": "verifier.model",
-        "Finding": "verifier.model",
-        "Read": "verifier.model",
-        "Report": "verifier.model",
-        "Stage": "verifier.model",
-        "StageResult": "verifier.model",
-        "StageStatus": "verifier.model",
+        "CODES": "verifier.findings",
+        "SEVERITIES": "verifier.findings",
+        "Severity": "verifier.findings",
+        "AssertionResult": "verifier.report",
+        "AssertionStatus": "verifier.report",
+        "FileEntry": "verifier.report",
+        "Finding": "verifier.findings",
+        "Read": "verifier.report",
+        "Report": "verifier.report",
+        "Stage": "verifier.findings",
+        "StageResult": "verifier.report",
+        "StageStatus": "verifier.report",
         "Options": "verifier.pipeline",
         "UsageError": "verifier.pipeline",
     }

@@ -15,8 +15,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from verifier import __version__
 from verifier.commands import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from verifier.version import __version__
 
 # The subcommand modules, in the order --help lists them (each has register(app)).
 COMMANDS = ("check", "coverage", "table", "manifest", "init", "transcript", "audit")

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from verifier.model import Severity
+from verifier.findings import Severity
 from verifier.views.inert import visible
 
 SEVERITY_STYLE = MappingProxyType(

@@ -53,7 +53,7 @@ def test_json_report_validates_against_its_schema_and_is_deterministic(tmp_path:
 
 
 def test_the_report_schema_lists_every_finding_code() -> None:
-    from verifier.model import CODES, Stage
+    from verifier.findings import CODES, Stage
 
     schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
     check_codes = {code for code, (stage, _) in CODES.items() if stage is not Stage.COVERAGE}

@@ -26,6 +26,7 @@ from verifier.views.check import CHECK as FORMATS
 
 CASES = 700  # three records each: 2,100 records, over MIN_ITEMS files
 
+
 def _generate(root: Path) -> Path:
     spec = importlib.util.spec_from_file_location("generate", REPO / "benchmarks" / "generate.py")
     assert spec and spec.loader

@@ -79,7 +79,7 @@ def test_coverage_of_a_fresh_scaffold_reports_what_its_spec_leaves_unread(tmp_pa
     transcript, which ``interrupted-tool-result`` pairs but does not compare as values) is
     reported as uncovered: notes, not a failure."""
     from verifier.coverage import LeafStatus, audit
-    from verifier.model import Severity
+    from verifier.findings import Severity
 
     target = tmp_path / "a"
     assert cli("init", str(target)).returncode == 0

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context, EvalError
 from verifier.judge.records import Records
-from verifier.model import Read
+from verifier.report import Read
 from verifier.transcripts.pairing import INTERRUPTED_MARKER
 
 RECORDS: dict[str, Any] = {

@@ -22,8 +22,8 @@ import pytest
 
 from tests.conftest import require_module, write_archive
 from verifier import verify
-from verifier.model import Report
 from verifier.pipeline import UsageError, run
+from verifier.report import Report
 from verifier.sources.bagit import parse_bag_manifest, parse_fetch, parse_info
 
 bagit: Any = require_module("bagit", "bagit-python (the BagIt oracle) is not installed")

@@ -6,6 +6,7 @@ own path, and a kind's own bug reported as an internal error."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -13,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, AssertionKind, Context, Outcome
+from verifier.findings import Finding
 from verifier.judge.consistency import check_consistency
 from verifier.judge.records import Records
-from verifier.model import AssertionResult, AssertionStatus, Finding
 from verifier.plan.needs import Need
 from verifier.plan.spec import needs_of
 from verifier.pointer import is_pointer
+from verifier.report import AssertionResult, AssertionStatus
 
 SPEC = "evidence/assertions.json"
 RECORDS: dict[str, Any] = {
@@ -282,6 +284,13 @@ class _RaisesInNeeds(AssertionKind):
         return Outcome.passed("nothing read")
 
 
+def add_kind(monkeypatch: pytest.MonkeyPatch, name: str, kind: AssertionKind) -> None:
+    """Register one more kind for the test: the registry is read-only, so it is replaced."""
+    import verifier.assertions
+
+    monkeypatch.setattr(verifier.assertions, "KINDS", MappingProxyType({**KINDS, name: kind}))
+
+
 class _ReturnsNothing(AssertionKind):
     name = "returns-nothing"
 
@@ -292,7 +301,7 @@ class _ReturnsNothing(AssertionKind):
 def test_a_kind_that_returns_no_outcome_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(KINDS, "returns-nothing", _ReturnsNothing())
+    add_kind(monkeypatch, "returns-nothing", _ReturnsNothing())
     finding = one({"kind": "returns-nothing"})
     assert finding is not None and finding.code == "assertion.internal-error"
 
@@ -314,7 +323,7 @@ class _Undeclared(AssertionKind):
 def test_an_exception_from_a_kind_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, exc: Exception
 ) -> None:
-    monkeypatch.setitem(KINDS, "raises", _Raises(exc))
+    add_kind(monkeypatch, "raises", _Raises(exc))
     finding = one({"kind": "raises"})
     assert finding is not None
     assert finding.code == "assertion.internal-error"
@@ -327,7 +336,7 @@ def test_an_exception_from_a_kind_is_an_internal_error(
 def test_a_kind_whose_needs_raise_is_an_internal_error_never_a_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(KINDS, "raises-in-needs", _RaisesInNeeds())
+    add_kind(monkeypatch, "raises-in-needs", _RaisesInNeeds())
     spec = {"assertions": [{"id": "x", "kind": "raises-in-needs"}]}
     assert list(needs_of(spec)) == []  # planning survives it
     finding = one({"kind": "raises-in-needs"})
@@ -336,7 +345,7 @@ def test_a_kind_whose_needs_raise_is_an_internal_error_never_a_pass(
 
 
 def test_an_undeclared_read_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(KINDS, "undeclared", _Undeclared())
+    add_kind(monkeypatch, "undeclared", _Undeclared())
     spec = {"assertions": [{"id": "x", "kind": "undeclared"}]}
     store = Records.of(RECORDS, list(needs_of(spec)))
     store.add(SPEC, document=spec)

@@ -23,7 +23,7 @@ from verifier.coverage.report import (
     MutantOutcome,
     Mutation,
 )
-from verifier.model import CODES, Finding, Stage
+from verifier.findings import CODES, Finding, Stage
 from verifier.views.coverage import COVERAGE as FORMATS
 from verifier.views.coverage.rich_view import render as render_rich
 

@@ -12,8 +12,9 @@ import pytest
 from tests.archives import commit_all, git, git_repo
 from tests.conftest import write_archive
 from verifier import verify
-from verifier.model import Finding, Report
+from verifier.findings import Finding
 from verifier.pipeline import Options, UsageError
+from verifier.report import Report
 
 TEXT = b"line one\nline two\n"
 CRLF = TEXT.replace(b"\n", b"\r\n")

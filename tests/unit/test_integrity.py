@@ -9,8 +9,8 @@ import pytest
 
 from tests.conftest import write_archive
 from verifier import verify
-from verifier.model import Report
 from verifier.pipeline import Options, UsageError
+from verifier.report import Report
 
 
 def sha(data: bytes) -> str:

@@ -16,7 +16,7 @@ import pytest
 from tests.acceptance.test_formats import cli, sarif_validator
 from tests.conftest import REPO, rewrite_manifest
 from tests.hostile.harness import validate_report
-from verifier.model import CODES, SEVERITIES, Severity
+from verifier.findings import CODES, SEVERITIES, Severity
 
 NOTE = "transcript.reused-answered-id"
 

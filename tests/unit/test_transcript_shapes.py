@@ -12,8 +12,8 @@ import pytest
 from tests.conftest import REPO, rewrite_manifest
 from verifier.assertions import KINDS, Context
 from verifier.judge.records import Records
-from verifier.model import AssertionStatus
 from verifier.pipeline import verify
+from verifier.report import AssertionStatus
 from verifier.transcripts import SHAPES, UndetectableShape, detect
 from verifier.transcripts.archive import check_transcript_records
 from verifier.transcripts.check import CannotRun, check_bytes, load

@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.conftest import write_archive
 from verifier import verify
-from verifier.model import Report
+from verifier.report import Report
 
 ID = "https://verifier.invalid/schemas/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

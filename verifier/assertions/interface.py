@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from verifier.judge.records import Records
-from verifier.model import AssertionStatus, Read
 from verifier.numbers import numbers_equal
 from verifier.plan.needs import Need, selectors_in
 from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.pointer import quote as _json_quote
+from verifier.report import AssertionStatus, Read
 
 VACUOUS = "assertion.vacuous"
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from verifier.model import Severity
+    from verifier.findings import Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -60,7 +60,7 @@ FailOnOpt = Annotated[
 
 
 def threshold(fail_on: FailOn) -> Severity:
-    from verifier.model import Severity
+    from verifier.findings import Severity
 
     return Severity(fail_on.value)
 

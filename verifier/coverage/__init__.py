@@ -10,19 +10,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from verifier.coverage.checked import audit_options, audit_run
 from verifier.coverage.measure import measure
 from verifier.coverage.report import CoverageReport, LeafStatus, MutantOutcome
-from verifier.pipeline import Options, Run, run
-
-
-def audit_options(options: Options) -> Options:
-    """``options`` for the check a coverage audit runs: every record kept whole."""
-    pattern = options.records_dir.strip("/") + "/**"
-    return replace(options, whole=(*options.whole, pattern), hints=False)
-
-
-def audit_run(location: str | os.PathLike[str], options: Options | None = None) -> Run:
-    return run(location, audit_options(options or Options()))
+from verifier.pipeline import Options
 
 
 @dataclass(frozen=True, slots=True)

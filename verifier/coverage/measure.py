@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier import __version__
-from verifier.assertions import KINDS
+from verifier.assertions import kind_named
 from verifier.coverage.report import CoverageReport, Excuse, FileCoverage, Leaf, LeafStatus
+from verifier.findings import Finding, Severity
 from verifier.judge.catalogue import catalogue_cells
-from verifier.model import Finding, Report, Severity
 from verifier.plan.needs import CATALOGUE
 from verifier.pointer import EvalError, Glob, resolve_pointer
+from verifier.report import Report
+from verifier.version import __version__
 
 PROVENANCE_REASON = "provenance: who made the record and how, not a claim the spec tests"
 SCHEMA_REASON = "the record's declared schema: the validity stage checks the record against it"
@@ -153,7 +154,7 @@ def _plan(spec: Any, catalogue: Any, catalogue_path: str, prefix: str) -> _Plan:
         if not isinstance(item, dict):
             continue
         name = item.get("kind")
-        kind = KINDS.get(name) if isinstance(name, str) else None
+        kind = kind_named(name)
         if kind is None:
             continue
         given = item.get("id")

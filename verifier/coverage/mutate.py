@@ -34,48 +34,35 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from verifier.assertions import KINDS
+from verifier.assertions import kind_named
 from verifier.assertions.interface import plain
 from verifier.coverage.candidates import candidates, placeholder, unmutable
-from verifier.coverage.report import CoverageReport, LeafStatus, Mutant, MutantOutcome, Mutation
+from verifier.coverage.report import (
+    CoverageReport,
+    LeafStatus,
+    Mutant,
+    MutantOutcome,
+    Mutation,
+    killed_by,
+)
 from verifier.coverage.rules import governing
 from verifier.coverage.scratch import Scratch
 from verifier.execute import create
 from verifier.execute.interface import BATCH_WEIGHT
+from verifier.findings import Finding
 from verifier.inspect.record import process_record
 from verifier.inspect.schemas import is_schema_path
 from verifier.jsonwrite import dumps
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, repeated_ids, unread_reasons
 from verifier.judge.records import Records
-from verifier.model import AssertionResult, AssertionStatus, Finding, Report
 from verifier.pipeline import Options, Run, open_location
 from verifier.plan.records import RecordPlan
 from verifier.pointer import EvalError, Glob, resolve_pointer
-
-
-def killed_by(
-    before: list[AssertionResult],
-    after: list[AssertionResult],
-    gained_from: Iterable[Finding],
-    baseline: Iterable[Finding],
-) -> tuple[str, ...]:
-    """What noticed a mutant: the ids of assertions that passed before and do not after, then
-    the codes of findings (other than the assertions') the mutant gained."""
-    ids = [
-        a.id
-        for b, a in zip(before, after, strict=False)
-        if b.status is AssertionStatus.PASSED and a.status is not AssertionStatus.PASSED
-    ]
-    had = Counter((f.code, f.path, f.pointer) for f in baseline)
-    now = Counter((f.code, f.path, f.pointer) for f in gained_from)
-    codes = sorted({key[0] for key in now - had if not key[0].startswith("assertion.")})
-    return (*dict.fromkeys(ids), *codes)
+from verifier.report import AssertionResult, Report
 
 
 def _shallow(node: Any) -> Any:
@@ -175,7 +162,7 @@ class _Engine:
         self.repeated = repeated_ids(items) if isinstance(items, list) else set()
         for index, item in enumerate(items if isinstance(items, list) else ()):
             name = item.get("kind") if isinstance(item, dict) else None
-            kind = KINDS.get(name) if isinstance(name, str) else None
+            kind = kind_named(name)
             try:
                 needs = list(kind.needs(item)) if kind is not None else []
             except Exception:  # a kind's bug: check reports it; it is re-judged every time
@@ -343,7 +330,7 @@ def mutate(
     """Mutate every covered leaf of ``report`` (within the bounds), fill ``report.mutation``
     and add the findings. ``checked``: the audit run ``report`` was measured on (run again
     if not given). Raises :class:`UsageError` if the archive cannot be read at all."""
-    from verifier.coverage import audit_options, audit_run
+    from verifier.coverage.checked import audit_options, audit_run
 
     options = options or Options()
     checked = checked or audit_run(location, options)
@@ -442,4 +429,4 @@ def _findings(mutation: Mutation, checked: Report) -> list[Finding]:
     return out
 
 
-__all__ = ["killed_by", "mutate", "select"]
+__all__ = ["mutate", "select"]

@@ -3,11 +3,14 @@ format is a view of a :class:`CoverageReport`."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from verifier.model import Finding, Severity
+from verifier.findings import Finding, Severity
+from verifier.report import AssertionResult, AssertionStatus
 
 
 class LeafStatus(StrEnum):
@@ -237,3 +240,22 @@ __all__ = [
     "Mutation",
     "percent",
 ]
+
+
+def killed_by(
+    before: list[AssertionResult],
+    after: list[AssertionResult],
+    gained_from: Iterable[Finding],
+    baseline: Iterable[Finding],
+) -> tuple[str, ...]:
+    """What noticed a mutant: the ids of assertions that passed before and do not after, then
+    the codes of findings (other than the assertions') the mutant gained."""
+    ids = [
+        a.id
+        for b, a in zip(before, after, strict=False)
+        if b.status is AssertionStatus.PASSED and a.status is not AssertionStatus.PASSED
+    ]
+    had = Counter((f.code, f.path, f.pointer) for f in baseline)
+    now = Counter((f.code, f.path, f.pointer) for f in gained_from)
+    codes = sorted({key[0] for key in now - had if not key[0].startswith("assertion.")})
+    return (*dict.fromkeys(ids), *codes)

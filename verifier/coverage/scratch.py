@@ -17,11 +17,12 @@ import shutil
 import tempfile
 from dataclasses import replace
 
+from verifier.coverage.report import killed_by
 from verifier.errors import UsageError
-from verifier.model import Report
 from verifier.pipeline import Options, Run, open_location, run
 from verifier.plan.locate import find_manifest
 from verifier.plan.manifest import parse_manifest
+from verifier.report import Report
 
 
 def _inside(root: str, name: str) -> str:
@@ -144,8 +145,6 @@ class Scratch:
             _write(manifest, self.manifest)
 
     def judge(self, path: str, data: bytes) -> tuple[str, ...]:
-        from verifier.coverage.mutate import killed_by
-
         base = self.baseline
         assert base is not None
         after = self.check(path, data)

@@ -20,7 +20,7 @@ from verifier.sources.interface import Source
 from verifier.sources.openers import LiveOpener
 
 if TYPE_CHECKING:
-    from verifier.pipeline import Options
+    from verifier.plan.options import Options
 
 
 class Facts:

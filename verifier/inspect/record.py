@@ -3,11 +3,12 @@ the schema bundle, checked if it is a transcript, and reduced to the values its 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from verifier.findings import Finding
 from verifier.inspect.schemas import Prepared, _parse
 from verifier.inspect.values import extract
-from verifier.model import Finding
 from verifier.plan.needs import Extracted, Wants
 from verifier.transcripts.archive import check_transcript_record
 
@@ -16,8 +17,8 @@ class RecordResult(NamedTuple):
     """What one record's parse and validation found, and the values extracted from it: small,
     so it crosses processes cheaply; the parsed record itself is not kept."""
 
-    findings: list[Finding]
-    transcript: list[Finding]  # the transcript checker's, for a transcript record
+    findings: Sequence[Finding]
+    transcript: Sequence[Finding]  # the transcript checker's, for a transcript record
     parsed: bool
     validated: int
     extracted: Extracted | None
@@ -33,16 +34,15 @@ def process_record(
     value = _parse(path, data, findings)
     if value is None:
         return RecordResult(findings if prep.validate else _NONE, _NONE, False, 0, None), None
-    transcript: list[Finding] = _NONE
+    transcript: Sequence[Finding] = _NONE
     checked = 0
     if prep.validate and prep.validators is not None:
         more, checked = prep.validators.record(path, value)
         findings.extend(more)
         transcript = check_transcript_record(path, value)
     extracted = extract(value, wants) if wants else None
-    if not findings or not prep.validate:
-        findings = _NONE  # one shared empty list: most records have no findings
-    return RecordResult(findings, transcript, True, checked, extracted), (value if keep else None)
+    found: Sequence[Finding] = findings if findings and prep.validate else _NONE
+    return RecordResult(found, transcript, True, checked, extracted), (value if keep else None)
 
 
-_NONE: list[Finding] = []  # never appended to: results are read, not extended
+_NONE: tuple[Finding, ...] = ()  # one shared empty result: most records have no findings

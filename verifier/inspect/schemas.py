@@ -25,9 +25,9 @@ except ImportError:  # pragma: no cover
     _SPECIFICATIONS = Registry()
 
 from verifier import bounded_regex
+from verifier.findings import Finding
 from verifier.format_policy import fast_formats, format_checker
 from verifier.jsonparse import escape_token, loads_strict
-from verifier.model import Finding
 from verifier.reference_engine import install as install_ecma_patterns
 from verifier.reference_engine import meta_problems
 from verifier.schema_walk import Subschema, subschemas

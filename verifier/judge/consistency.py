@@ -21,22 +21,26 @@ Every finding's ``pointer`` is a JSON pointer: into the record read, or into the
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
-from verifier.assertions import KINDS, AssertionKind, Context, EvalError, Outcome, SpecError
+from verifier.assertions import AssertionKind, Context, EvalError, Outcome, SpecError, kind_named
 from verifier.assertions.interface import plain, quote
+from verifier.findings import Finding, Stage
 from verifier.judge.records import Records, UndeclaredRead
-from verifier.model import AssertionResult, AssertionStatus, FileEntry, Finding, Stage, StageResult
 from verifier.pointer import is_pointer, pointer_problem
+from verifier.report import AssertionResult, AssertionStatus, FileEntry, StageResult
 
 INTERNAL_ERROR = "assertion.internal-error"
 
-_WHY_UNREAD = {
-    "missing": "is listed in the manifest but missing from the archive",
-    "unreadable": "is listed in the manifest but could not be read",
-    "unsafe": "is listed in the manifest but was refused (an unsafe name or a link)",
-    "not-regular": "is listed in the manifest but is not a regular file",
-}
+_WHY_UNREAD = MappingProxyType(
+    {
+        "missing": "is listed in the manifest but missing from the archive",
+        "unreadable": "is listed in the manifest but could not be read",
+        "unsafe": "is listed in the manifest but was refused (an unsafe name or a link)",
+        "not-regular": "is listed in the manifest but is not a regular file",
+    }
+)
 
 
 def unread_reasons(
@@ -217,7 +221,7 @@ def check_consistency(
             seen.add(aid)  # used by an earlier assertion, evaluated or not
         kind_name = _text(item, "kind", "?")
         description = _text(item, "description", "")
-        kind = KINDS.get(kind_name)
+        kind = kind_named(kind_name)
         if aid in seen:
             verdict = _Verdict(
                 AssertionStatus.ERROR,

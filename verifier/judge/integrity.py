@@ -13,9 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from verifier.findings import Finding, Stage
 from verifier.inspect.digest import Digest
-from verifier.model import FileEntry, Finding, Stage, StageResult
 from verifier.plan.entries import ManifestPlan
+from verifier.report import FileEntry, StageResult
 from verifier.sources.interface import Kind, Source
 
 #: how findings name an algorithm (hashlib names otherwise upper-cased)

@@ -4,7 +4,7 @@ every finding, one entry per file, and a note on the algorithms checked."""
 from __future__ import annotations
 
 from verifier.judge.integrity import ALGORITHM_LABELS, IntegrityOutcome
-from verifier.model import FileEntry
+from verifier.report import FileEntry
 from verifier.sources import Layout
 
 WEAK_ALGORITHMS = frozenset({"md5", "sha1"})

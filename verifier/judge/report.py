@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from verifier import __version__
+from verifier.findings import Stage
 from verifier.inspect.gather import Facts
 from verifier.inspect.schemas import is_schema_path
 from verifier.judge.catalogue import check_catalogue
@@ -19,13 +19,14 @@ from verifier.judge.integrity import IntegrityOutcome, judge_manifest
 from verifier.judge.merge import _algorithms_note, _all_listed, _merge
 from verifier.judge.records import Records
 from verifier.judge.validity import check_validity
-from verifier.model import AssertionResult, Read, Report, Stage, StageResult
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.plan import Plan
+from verifier.report import AssertionResult, Read, Report, StageResult
 from verifier.sources.interface import Source
+from verifier.version import __version__
 
 if TYPE_CHECKING:
-    from verifier.pipeline import Options
+    from verifier.plan.options import Options
 
 
 def judge_first(plan: Plan, facts: Facts, source: Source) -> IntegrityOutcome:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from verifier.findings import Stage
 from verifier.inspect.record import RecordResult
 from verifier.inspect.schemas import Prepared
 from verifier.judge.records import Records
-from verifier.model import Stage, StageResult
+from verifier.report import StageResult
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from verifier.sources.bagit import decode_name
 from verifier.sources.interface import Source
 
 if TYPE_CHECKING:
-    from verifier.pipeline import Options
+    from verifier.plan.options import Options
 
 
 def build_plan(source: Source, root: str, options: Options) -> Plan:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.plan.manifest import ParsedManifest, normalize_name, parse_manifest, unsafe_reason
 from verifier.plan.scope import (
     _in_scope,

@@ -9,13 +9,13 @@ import os
 from typing import TYPE_CHECKING
 
 from verifier.errors import UsageError
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.plan.manifest import normalize_name
 from verifier.sources import DirectorySource, Kind, Source
 from verifier.sources.directory import NotRegularError, read_regular
 
 if TYPE_CHECKING:
-    from verifier.pipeline import Options
+    from verifier.plan.options import Options
 
 DEFAULT_MANIFEST = "manifest.sha256"
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # a million lines of long names fit in a quarter of it

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.needs import Wants
 from verifier.plan.records import RecordPlan

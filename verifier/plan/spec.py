@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.assertions import KINDS
+from verifier.assertions import kind_named
 from verifier.plan.needs import Need
 
 DEFAULT_SPEC = "evidence/assertions.json"
@@ -20,7 +20,7 @@ def needs_of(spec: Any) -> Iterator[Need]:
         if not isinstance(item, dict):
             continue
         name = item.get("kind")
-        kind = KINDS.get(name) if isinstance(name, str) else None
+        kind = kind_named(name)
         if kind is None:
             continue
         try:

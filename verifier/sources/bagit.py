@@ -31,10 +31,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.model import FileEntry, Finding
+from verifier.findings import Finding
 from verifier.plan.manifest import Entry, Malformed, ParsedManifest, normalize_name
-from verifier.sources.interface import Kind, Layout, Source, Stream
-from verifier.sources.openers import Opener
+from verifier.report import FileEntry
+from verifier.sources.interface import Kind, Layout, Opener, Source, Stream
 
 BAGIT_TXT = "bagit.txt"
 BAG_INFO = "bag-info.txt"

@@ -10,8 +10,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.sources.interface import Kind, Source, SourceError, Stream
-from verifier.sources.openers import Opener
+from verifier.sources.interface import Kind, Opener, Source, SourceError, Stream
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
 # checked by kind()), never blocking on a FIFO or a device (the open returns at once, and a

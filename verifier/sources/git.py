@@ -22,7 +22,7 @@ import subprocess
 from types import MappingProxyType
 from typing import IO, Any
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.sources.gitrun import (
     PROBE_TIMEOUT,
     GitError,

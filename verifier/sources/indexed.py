@@ -10,7 +10,7 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.sources.interface import Kind, Source
 from verifier.sources.safety import Entry, Index
 

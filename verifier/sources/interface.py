@@ -22,9 +22,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from verifier.model import FileEntry, Finding
+    from verifier.findings import Finding
     from verifier.plan.manifest import ParsedManifest
-    from verifier.sources.openers import Opener
+    from verifier.report import FileEntry
 
 Stream = RawIOBase | BufferedIOBase
 
@@ -70,6 +70,23 @@ class Layout:
 
     def algorithm(self, manifest: str) -> str:
         return self.algorithms.get(manifest, "sha256")
+
+
+class Opener(abc.ABC):
+    """Opens the files of one source by their tasks' specs. Picklable; what it caches (a zip's
+    central directory) is its own, built on first use in whichever process uses it."""
+
+    @abc.abstractmethod
+    def open(self, name: str, where: Any) -> Stream:
+        """A binary stream of the file ``name`` (``where``: its spec). Raises ``OSError``."""
+
+    def read_whole(self, name: str, where: Any) -> bytes | None:
+        """The file's bytes in as few calls as its size allows, or ``None`` if this opener
+        only streams. Raises ``OSError``."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 (a folder's opener holds nothing)
+        """Close what the opener opened in this process."""
 
 
 class Source(abc.ABC):

@@ -14,28 +14,9 @@ A tarball or a git repository has none: its files are read in the main process, 
 
 from __future__ import annotations
 
-import abc
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from verifier.sources.interface import Source, Stream
-
-
-class Opener(abc.ABC):
-    """Opens the files of one source by their tasks' specs. Picklable; what it caches (a zip's
-    central directory) is its own, built on first use in whichever process uses it."""
-
-    @abc.abstractmethod
-    def open(self, name: str, where: Any) -> Stream:
-        """A binary stream of the file ``name`` (``where``: its spec). Raises ``OSError``."""
-
-    def read_whole(self, name: str, where: Any) -> bytes | None:
-        """The file's bytes in as few calls as its size allows, or ``None`` if this opener
-        only streams. Raises ``OSError``."""
-        return None
-
-    def close(self) -> None:  # noqa: B027 (a folder's opener holds nothing)
-        """Close what the opener opened in this process."""
+from verifier.sources.interface import Opener, Source, Stream
 
 
 class LiveOpener(Opener):

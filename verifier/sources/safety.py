@@ -42,7 +42,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.sources.interface import Kind
 
 KIB = 1 << 10

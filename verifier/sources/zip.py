@@ -24,8 +24,7 @@ import zlib
 from typing import Any, BinaryIO
 
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
-from verifier.sources.interface import SourceError, Stream
-from verifier.sources.openers import Opener
+from verifier.sources.interface import Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 _ERRORS: tuple[type[BaseException], ...] = (

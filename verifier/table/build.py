@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
+from verifier.findings import Finding, Severity
 from verifier.jsonwrite import dumps
-from verifier.model import AssertionStatus, Finding, Report, Severity
 from verifier.numbers import canonical
 from verifier.plan.needs import CATALOGUE
+from verifier.report import AssertionStatus, Report
 
 DEFAULT_CATALOGUE = CATALOGUE
 NOT_RECORDED = "not recorded"

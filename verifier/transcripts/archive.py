@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.transcripts import Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.pairing import MALFORMED, pair
 

@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier import __version__
-from verifier.model import Finding, Severity
+from verifier.findings import Finding, Severity
 from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.document import Document, DocumentError, parse
 from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, pair
+from verifier.version import __version__
 
 
 class CannotRun(Exception):

@@ -29,7 +29,7 @@ CALLS = MappingProxyType(
     }
 )
 OUTPUTS = frozenset(CALLS.values())
-_FEATURES = CALLS.keys() | OUTPUTS | {"reasoning", "message"}
+_FEATURES = frozenset(CALLS.keys() | OUTPUTS | {"reasoning", "message"})
 
 
 def _kind(item: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.model import Finding, Severity
+from verifier.findings import Finding, Severity
 from verifier.transcripts.check import CannotRun, Malformed, load
 from verifier.transcripts.interface import Shape
 from verifier.transcripts.pairing import Call, Pairing, Result

@@ -1,4 +1,4 @@
-"""How every view writes a finding (:class:`verifier.model.Finding`, the one finding type of
+"""How every view writes a finding (:class:`verifier.findings.Finding`, the one finding type of
 check, coverage, table and transcript reports): its location ``path[:line][#pointer]``, its
 line ``location: code: message (hint: ...)``, and findings grouped and counted by severity.
 Archive text goes through :func:`verifier.views.inert.visible`."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
-from verifier.model import Finding, Severity
+from verifier.findings import Finding, Severity
 from verifier.views.inert import visible
 
 

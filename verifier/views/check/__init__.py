@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from verifier.views.interface import Format, Registry
 
 if TYPE_CHECKING:
-    from verifier.model import Report
+    from verifier.report import Report
 
 CHECK: Registry[Report] = Registry(
     "check",

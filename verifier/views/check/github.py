@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from verifier.model import Report, Severity
+from verifier.findings import Severity
+from verifier.report import Report
 from verifier.views.findings import count_line
 from verifier.views.inert import github_data, github_property
 

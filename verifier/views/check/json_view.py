@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from verifier.jsonwrite import dumps_report
-from verifier.model import Report
+from verifier.report import Report
 from verifier.views.clean import clean
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from verifier.model import AssertionResult, AssertionStatus, Finding, Report, Severity, Stage
+from verifier.findings import Finding, Severity, Stage
+from verifier.report import AssertionResult, AssertionStatus, Report
 from verifier.views.inert import xml_attr as quoteattr
 from verifier.views.inert import xml_text as escape
 

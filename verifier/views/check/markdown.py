@@ -8,7 +8,7 @@ would hide the rest of a step summary), link, emphasis or cell separator survive
 
 from __future__ import annotations
 
-from verifier.model import AssertionStatus, Report
+from verifier.report import AssertionStatus, Report
 from verifier.views.check.text import stage_detail, unchecked_line
 from verifier.views.findings import count_line
 from verifier.views.inert import markdown as _esc

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from rich.console import Console
 from rich.text import Text
 
-from verifier.model import Report, StageStatus
+from verifier.report import Report, StageStatus
 from verifier.terminal import SEVERITY_STYLE, grid, plain
 from verifier.views.check.text import stage_detail, unchecked_line
 from verifier.views.findings import count_line, location

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from verifier.findings import CODES, Stage, severity_of
 from verifier.jsonwrite import dumps_report
-from verifier.model import CODES, Report, Stage, severity_of
+from verifier.report import Report
 from verifier.views.clean import clean, clean_str
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -8,7 +8,8 @@ or a control sequence in a name is an escape, never a second line.
 
 from __future__ import annotations
 
-from verifier.model import Report, Severity, StageResult, StageStatus
+from verifier.findings import Severity
+from verifier.report import Report, StageResult, StageStatus
 from verifier.views.findings import by_severity, count_line, finding_line
 from verifier.views.inert import visible
 

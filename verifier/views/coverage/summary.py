@@ -15,8 +15,8 @@ from verifier.coverage.report import (
     MutantOutcome,
 )
 from verifier.coverage.report import percent as share
+from verifier.findings import Finding
 from verifier.jsonwrite import dumps
-from verifier.model import Finding
 from verifier.views.findings import by_severity
 
 UNCOVERED = "coverage.uncovered"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from verifier.model import Finding
+from verifier.findings import Finding
 from verifier.transcripts.check import FileReport, TranscriptReport
 from verifier.views.findings import by_severity, count_line, finding_line
 from verifier.views.inert import visible

@@ -1,0 +1,382 @@
+"""Findings: one type for every problem any stage, command or view reports, with its stable
+code, stage and severity (the codes table is the command's interface)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+
+class Severity(StrEnum):
+    """How much a finding weighs, named as SARIF names its levels. Only errors fail a run,
+    unless ``--fail-on`` lowers the bar."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+    def reaches(self, threshold: Severity) -> bool:
+        """Whether a finding of this severity fails a run that fails on ``threshold``."""
+        return self.rank >= threshold.rank
+
+
+_RANK = MappingProxyType({Severity.NOTE: 0, Severity.WARNING: 1, Severity.ERROR: 2})
+
+
+class Stage(StrEnum):
+    """The pipeline's stages, in the order they run."""
+
+    INTEGRITY = "integrity"
+    VALIDITY = "validity"
+    CONSISTENCY = "consistency"
+    COVERAGE = "coverage"  # verify-evidence coverage's audit of the spec, not a check stage
+
+
+# Every finding code, its stage and what it means. Codes are stable: they are part of the
+# command's interface (documented in the README, tested in tests/test_codes.py).
+CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
+    {
+        "manifest.missing": (Stage.INTEGRITY, "a listed file does not exist"),
+        "manifest.mismatch": (
+            Stage.INTEGRITY,
+            "a listed file's digest (SHA-256, or a bag manifest's algorithm) differs from the "
+            "manifest",
+        ),
+        "manifest.unlisted": (
+            Stage.INTEGRITY,
+            "a regular file in the manifest's scope is not listed",
+        ),
+        "manifest.malformed": (Stage.INTEGRITY, "a manifest line is not a valid checksum line"),
+        "manifest.duplicate": (Stage.INTEGRITY, "a file is listed more than once"),
+        "manifest.unsafe-path": (
+            Stage.INTEGRITY,
+            "a listed name is absolute, has '..' or empty segments, a NUL, or goes through a link",
+        ),
+        "manifest.self-listed": (Stage.INTEGRITY, "the manifest lists itself"),
+        "manifest.unreadable": (Stage.INTEGRITY, "a listed file exists but could not be read"),
+        "manifest.not-regular": (Stage.INTEGRITY, "a listed name is a directory or special file"),
+        "manifest.empty": (Stage.INTEGRITY, "the manifest has no checksum lines"),
+        "manifest.refused": (
+            Stage.INTEGRITY,
+            "the manifest is a link, a special file or over the size limit; it was not read",
+        ),
+        "manifest.unreadable-folder": (
+            Stage.INTEGRITY,
+            "a folder in the manifest's scope could not be listed; files in it were not checked",
+        ),
+        # Sources (verifier.sources): the one safety policy, git blob ids, BagIt bags.
+        "manifest.git-blob-mismatch": (
+            Stage.INTEGRITY,
+            "in git mode, a file's bytes do not hash to the blob id the commit records",
+        ),
+        "source.unsafe-member": (
+            Stage.INTEGRITY,
+            "an archive entry's name is absolute, has '..' or empty segments, a NUL or another "
+            "control character, or reads differently in different tools; refused",
+        ),
+        "source.duplicate-member": (
+            Stage.INTEGRITY,
+            "an archive holds a name more than once, or as both a file and a folder; refused",
+        ),
+        "source.name-collision": (
+            Stage.INTEGRITY,
+            "archive names equal after Unicode NFC normalisation or case folding; all refused",
+        ),
+        "source.too-large": (
+            Stage.INTEGRITY,
+            "an archive entry is over the size or compression-ratio limit (a bomb); not read",
+        ),
+        "source.unreadable": (
+            Stage.INTEGRITY,
+            "an archive is damaged (truncated, corrupt); nothing after the damage was read",
+        ),
+        "source.trailing-data": (
+            Stage.INTEGRITY,
+            "an archive holds data after its end (after a tar's end-of-archive marker or the "
+            "last compressed stream) that tools reading on would take for more entries",
+        ),
+        "bag.malformed": (
+            Stage.INTEGRITY,
+            "a BagIt bag's declaration, bag-info.txt, data/ folder or payload manifest is missing "
+            "or invalid, or a manifest's algorithm is unknown",
+        ),
+        "bag.oxum-mismatch": (
+            Stage.INTEGRITY,
+            "a bag's Payload-Oxum differs from the payload's size and file count",
+        ),
+        "bag.fetch-invalid": (
+            Stage.INTEGRITY,
+            "a bag's fetch.txt line is malformed, or names a path outside data/ or outside the "
+            "bag, "
+            "or one no payload manifest lists",
+        ),
+        "bag.not-fetched": (
+            Stage.INTEGRITY,
+            "a listed payload file is absent and fetch.txt names it: not fetched (offline), not "
+            "checked",
+        ),
+        "record.invalid-json": (
+            Stage.VALIDITY,
+            "a record is not strict JSON (UTF-8 without BOM, no NaN, no trailing data)",
+        ),
+        "record.duplicate-key": (Stage.VALIDITY, "a JSON object in a record repeats a key"),
+        "record.unrepresentable-number": (
+            Stage.VALIDITY,
+            "a number in a record is beyond the range of a double (1e400) or rounds to zero "
+            "(1e-400)",
+        ),
+        "record.no-schema": (Stage.VALIDITY, "a record does not name its schema in '$schema'"),
+        "schema.invalid": (Stage.VALIDITY, "a record does not conform to its schema"),
+        "schema.unresolved": (
+            Stage.VALIDITY,
+            "a schema or $ref is not available in schemas/ (no network is ever used)",
+        ),
+        "schema.bad-schema": (
+            Stage.VALIDITY,
+            "a file in schemas/ is not a valid Draft 2020-12 schema",
+        ),
+        "schema.pattern-budget": (
+            Stage.VALIDITY,
+            "a schema pattern ran over its backtracking budget on a record: not checked",
+        ),
+        "assertion.failed": (Stage.CONSISTENCY, "an assertion's condition does not hold"),
+        "assertion.error": (
+            Stage.CONSISTENCY,
+            "an assertion could not be evaluated (a pointer resolves to nothing or is not a JSON "
+            "pointer, a file is missing, unparsable or not listed, a parameter is malformed)",
+        ),
+        "assertion.spec-invalid": (Stage.CONSISTENCY, "the assertion spec cannot be used"),
+        "assertion.no-spec": (
+            Stage.CONSISTENCY,
+            "the archive holds records but no assertion spec: no claim across them was checked",
+        ),
+        "assertion.vacuous": (
+            Stage.CONSISTENCY,
+            "an assertion holds only because there was nothing to check (no file matched, no "
+            "value compared, no assertion listed); never a pass",
+        ),
+        "assertion.internal-error": (
+            Stage.CONSISTENCY,
+            "an assertion kind's own code failed: a bug in the verifier, not in the archive; "
+            "never a pass",
+        ),
+        "catalogue.unresolved": (
+            Stage.CONSISTENCY,
+            "a case catalogue cell selects a value the records do not hold (a file not parsed, a "
+            "pointer to nothing, a count of something not an array)",
+        ),
+        "catalogue.unknown-assertion": (
+            Stage.CONSISTENCY,
+            "a case catalogue cell or case names an assertion the assertion spec does not have",
+        ),
+        # Tool-call transcripts (verifier.transcripts): `transcript check`, and the archive's
+        # transcript records in the validity stage.
+        "transcript.dangling-call": (
+            Stage.VALIDITY,
+            "a tool call has no result inside its answer window (before the next turn, or the end)",
+        ),
+        "transcript.orphan-result": (
+            Stage.VALIDITY,
+            "a tool result answers no call made before it",
+        ),
+        "transcript.name-mismatch": (
+            Stage.VALIDITY,
+            "a tool result answers a call by its id but names a different tool",
+        ),
+        "transcript.duplicate-result": (
+            Stage.VALIDITY,
+            "a tool result answers a call that already has its result",
+        ),
+        "transcript.misplaced-result": (
+            Stage.VALIDITY,
+            "a tool result comes after its call's answer window closed",
+        ),
+        "transcript.reused-id": (
+            Stage.VALIDITY,
+            "a tool call reuses the id of an earlier call that has no result yet (a later result "
+            "with that id could belong to either)",
+        ),
+        "transcript.reused-answered-id": (
+            Stage.VALIDITY,
+            "a tool call reuses the id of an earlier call already answered (the walk pairs by "
+            "position, so nothing is ambiguous)",
+        ),
+        "transcript.unmarked-interruption": (
+            Stage.VALIDITY,
+            "a result marked as an interruption record does not say the explicit marker",
+        ),
+        "transcript.malformed": (
+            Stage.VALIDITY,
+            "a transcript is not JSON / JSON Lines or does not fit its message shape",
+        ),
+        "transcript.ambiguous-shape": (
+            Stage.VALIDITY,
+            "a transcript's messages look like more than one message shape; none is guessed",
+        ),
+        # verify-evidence coverage: its own report's findings, never a check's.
+        "coverage.uncovered": (
+            Stage.COVERAGE,
+            "no assertion or catalogue cell compares a recorded value, and the spec does not "
+            "excuse it",
+        ),
+        "coverage.unused-excuse": (
+            Stage.COVERAGE,
+            "an entry of the spec's 'unasserted' list excuses no uncovered value",
+        ),
+        "coverage.unread": (
+            Stage.COVERAGE,
+            "a listed record could not be read or parsed, so its values were not audited",
+        ),
+        "coverage.check-failed": (
+            Stage.COVERAGE,
+            "the audited archive does not pass check; coverage was measured on what could be read",
+        ),
+        "coverage.nothing": (Stage.COVERAGE, "no record was audited: there was nothing to measure"),
+        "coverage.below-threshold": (
+            Stage.COVERAGE,
+            "the share of covered values is under --fail-under",
+        ),
+        "coverage.survived": (
+            Stage.COVERAGE,
+            "a mutant survived: a covered value changed to another schema-valid value and check "
+            "still passed",
+        ),
+        "coverage.not-mutated": (
+            Stage.COVERAGE,
+            "a covered value has no schema-valid alternative of its type, so no mutant was tried",
+        ),
+        "coverage.mutation-incomplete": (
+            Stage.COVERAGE,
+            "--max-mutants or the time budget stopped mutation before every covered value was "
+            "tried",
+        ),
+    }
+)
+
+
+# The severity of each code, fixed per code and chosen one by one: a new code in CODES needs
+# its line here (tests/unit/test_severities.py fails without it; the README's codes table
+# lists them). Errors fail a run; a warning or a note only under --fail-on.
+SEVERITIES: Mapping[str, Severity] = MappingProxyType(
+    {
+        "manifest.missing": Severity.ERROR,
+        "manifest.mismatch": Severity.ERROR,
+        "manifest.unlisted": Severity.ERROR,
+        "manifest.malformed": Severity.ERROR,
+        "manifest.duplicate": Severity.ERROR,
+        "manifest.unsafe-path": Severity.ERROR,
+        "manifest.self-listed": Severity.ERROR,
+        "manifest.unreadable": Severity.ERROR,
+        "manifest.not-regular": Severity.ERROR,
+        "manifest.empty": Severity.ERROR,
+        "manifest.refused": Severity.ERROR,
+        "manifest.unreadable-folder": Severity.ERROR,  # files in it were not checked
+        "manifest.git-blob-mismatch": Severity.ERROR,
+        "source.unsafe-member": Severity.ERROR,
+        "source.duplicate-member": Severity.ERROR,
+        "source.name-collision": Severity.ERROR,
+        "source.too-large": Severity.ERROR,
+        "source.unreadable": Severity.ERROR,
+        "source.trailing-data": Severity.ERROR,
+        "bag.malformed": Severity.ERROR,
+        "bag.oxum-mismatch": Severity.ERROR,
+        "bag.fetch-invalid": Severity.ERROR,
+        "bag.not-fetched": Severity.ERROR,  # a file not checked is never a pass
+        "record.invalid-json": Severity.ERROR,
+        "record.duplicate-key": Severity.ERROR,
+        "record.no-schema": Severity.ERROR,
+        "record.unrepresentable-number": Severity.ERROR,  # readers turn it into infinity or zero
+        "schema.invalid": Severity.ERROR,
+        "schema.unresolved": Severity.ERROR,
+        "schema.bad-schema": Severity.ERROR,
+        "schema.pattern-budget": Severity.ERROR,
+        "assertion.failed": Severity.ERROR,
+        "assertion.error": Severity.ERROR,
+        "assertion.spec-invalid": Severity.ERROR,
+        "assertion.no-spec": Severity.ERROR,  # records whose claims nothing checked: never a pass
+        "assertion.vacuous": Severity.ERROR,  # nothing was checked: never a pass
+        "assertion.internal-error": Severity.ERROR,  # a bug: nothing was checked
+        "catalogue.unresolved": Severity.ERROR,
+        "catalogue.unknown-assertion": Severity.ERROR,
+        "transcript.dangling-call": Severity.ERROR,
+        "transcript.orphan-result": Severity.ERROR,
+        "transcript.name-mismatch": Severity.ERROR,
+        "transcript.duplicate-result": Severity.ERROR,
+        "transcript.misplaced-result": Severity.ERROR,
+        "transcript.reused-id": Severity.ERROR,
+        "transcript.reused-answered-id": Severity.NOTE,
+        "transcript.unmarked-interruption": Severity.ERROR,
+        "transcript.malformed": Severity.ERROR,
+        "transcript.ambiguous-shape": Severity.ERROR,  # nothing in it was paired
+        "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
+        "coverage.unused-excuse": Severity.WARNING,
+        "coverage.unread": Severity.ERROR,  # a record not audited is never a pass
+        "coverage.check-failed": Severity.ERROR,
+        "coverage.nothing": Severity.ERROR,
+        "coverage.below-threshold": Severity.ERROR,
+        "coverage.survived": Severity.ERROR,
+        "coverage.not-mutated": Severity.NOTE,
+        "coverage.mutation-incomplete": Severity.WARNING,
+    }
+)
+
+
+def severity_of(code: str) -> Severity:
+    """The severity of ``code``; a code without one counts as an error (never lower)."""
+    return SEVERITIES.get(code, Severity.ERROR)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem: found by a stage of ``check``, by ``coverage``, or in a transcript
+    (``transcript check``: there ``index``, ``call_id`` and ``tool`` name the message, call id
+    and tool it concerns). The one finding type of every report."""
+
+    code: str
+    path: str
+    message: str
+    pointer: str | None = None
+    line: int | None = None
+    hint: str | None = None
+    index: int | None = None
+    call_id: str | None = None
+    tool: str | None = None
+
+    @property
+    def stage(self) -> Stage:
+        return CODES[self.code][0]
+
+    @property
+    def severity(self) -> Severity:
+        return severity_of(self.code)
+
+    def sort_key(self) -> tuple[str, str, int, str, str]:
+        return (self.path, self.code, self.line or 0, self.pointer or "", self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "path": self.path,
+            "message": self.message,
+        }
+        if self.pointer is not None:
+            out["pointer"] = self.pointer
+        if self.line is not None:
+            out["line"] = self.line
+        for key, value in (
+            ("hint", self.hint),
+            ("index", self.index),
+            ("callId", self.call_id),
+            ("tool", self.tool),
+        ):
+            if value is not None:
+                out[key] = value
+        return out

@@ -1,0 +1,63 @@
+"""What to verify and how (:class:`Options`), checked before anything is read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.errors import UsageError
+from verifier.execute.registry import EXECUTORS
+from verifier.plan.needs import CATALOGUE
+from verifier.plan.spec import DEFAULT_SPEC
+from verifier.sources import Limits
+
+STAGES = ("integrity", "validity", "consistency")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What to verify and how. The CLI fills this; the library API takes it directly."""
+
+    manifest: str | None = None  # a path (or a name inside an archive); default manifest.sha256
+    scope: tuple[str, ...] | None = None  # folders looked in for unlisted files
+    schemas_dir: str = "schemas"
+    records_dir: str = "evidence"
+    assertions: str = DEFAULT_SPEC
+    base: str | None = None  # the folder the manifest's names are relative to
+    rev: str | None = None  # read this commit of the git repository at the location
+    limits: Limits = field(default_factory=Limits)
+    hints: bool = True
+    workers: int | None = None  # processes for per-file work; None: one per available core
+    # where each file is inspected: "auto" (processes when the archive is large enough),
+    # or a name of verifier.execute.EXECUTORS; ``scheduler``: a Dask scheduler address
+    executor: str = "auto"
+    scheduler: str | None = None
+    stages: frozenset[str] = frozenset({"integrity", "validity", "consistency"})
+    progress: Any = None  # called with (stage, done, total); the CLI draws a progress bar
+    # Records kept whole (besides the assertion spec), for views: the case catalogue.
+    # Every other record keeps only the values the assertions and these documents select.
+    documents: tuple[str, ...] = (CATALOGUE,)
+    # Glob patterns of records kept whole all the same (``verify-evidence coverage`` walks
+    # every leaf of every record); they are read where they are read, like any record.
+    whole: tuple[str, ...] = ()
+
+    def worker_count(self) -> int:
+        from verifier.execute.registry import default_workers
+
+        return self.workers if self.workers is not None else default_workers()
+
+
+def check_options(options: Options) -> None:
+    """Refuse options that cannot run (:class:`UsageError`), before anything is read."""
+    unknown = options.stages - set(STAGES)
+    if unknown or "integrity" not in options.stages:
+        raise UsageError(
+            "--stages takes integrity, validity and consistency, and always includes "
+            "integrity (it is the one read of every file)"
+        )
+    if options.executor != "auto" and options.executor not in EXECUTORS:
+        choices = ", ".join(("auto", *EXECUTORS))
+        raise UsageError(f"--executor {options.executor}: not one of {choices}")
+
+
+__all__ = ["STAGES", "Options", "check_options"]

@@ -1,0 +1,186 @@
+"""The report's data types. The core returns these; every output format is a view of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from verifier.findings import Finding, Severity, Stage
+from verifier.judge.records import Records
+
+
+class Read(NamedTuple):
+    """A value an assertion read: which file, which pointer."""
+
+    path: str
+    pointer: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "pointer": self.pointer}
+
+
+class AssertionStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionResult:
+    """The outcome of one assertion of the spec."""
+
+    id: str
+    kind: str
+    description: str
+    status: AssertionStatus
+    message: str
+    reads: tuple[Read, ...]
+    finding: Finding | None = field(default=None, compare=False)  # the stage's, if not passed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "description": self.description,
+            "status": self.status.value,
+            "message": self.message,
+            "reads": [r.to_dict() for r in self.reads],
+        }
+
+
+class StageStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOTHING_TO_CHECK = "nothing-to-check"
+    SKIPPED = "skipped"  # not asked for (--stages)
+
+
+@dataclass(slots=True)
+class StageResult:
+    """What one stage checked and found."""
+
+    stage: Stage
+    counts: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    note: str | None = None
+    skipped: bool = False
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    def severity_counts(self) -> dict[str, int]:
+        """How many findings of each severity the stage has (every severity named)."""
+        counts = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            counts[f.severity.value] += 1
+        return counts
+
+    @property
+    def status(self) -> StageStatus:
+        """``failed`` when the stage has an error; warnings and notes alone leave it
+        ``passed`` (its findings and ``severities`` counts still list them)."""
+        if self.skipped:
+            return StageStatus.SKIPPED
+        if self.errors:
+            return StageStatus.FAILED
+        if self.findings:
+            return StageStatus.PASSED
+        if self.note is not None and not any(self.counts.values()):
+            return StageStatus.NOTHING_TO_CHECK
+        return StageStatus.PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "stage": self.stage.value,
+            "status": self.status.value,
+            "counts": dict(sorted(self.counts.items())),
+            "severities": self.severity_counts(),
+            "findings": [f.to_dict() for f in sorted(self.findings, key=Finding.sort_key)],
+        }
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A file the run looked at: its digest as computed, and whether the manifest lists it."""
+
+    path: str
+    sha256: str | None
+    size: int | None
+    listed: bool
+    status: str  # ok | mismatch | missing | not-fetched | unlisted | unreadable | unsafe | ...
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "size": self.size,
+            "listed": self.listed,
+            "status": self.status,
+        }
+
+
+@dataclass(slots=True)
+class Report:
+    """The result of one verification run. Every output format renders this."""
+
+    tool_version: str
+    manifest: str
+    scope: list[str]
+    integrity: StageResult
+    validity: StageResult
+    consistency: StageResult
+    files: list[FileEntry] = field(default_factory=list)
+    assertions: list[AssertionResult] = field(default_factory=list)
+    # What the stages kept of the parsed records (which parsed, the values the assertions
+    # and the case catalogue select), for views such as the case table; not serialised.
+    records: Records = field(default_factory=Records, repr=False)
+    # The folder of the source that records, the assertion spec and the case catalogue name
+    # files relative to ("data" in a bag, the --base folder); "" for the root. Not serialised.
+    content_root: str = field(default="", repr=False)
+
+    def content_path(self, path: str) -> str:
+        """The path in the source of ``path`` as records and catalogues name it."""
+        return f"{self.content_root}/{path}" if self.content_root else path
+
+    @property
+    def stages(self) -> tuple[StageResult, StageResult, StageResult]:
+        return (self.integrity, self.validity, self.consistency)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for s in self.stages for f in sorted(s.findings, key=Finding.sort_key)]
+
+    @property
+    def ok(self) -> bool:
+        """No error (warnings and notes do not fail a run unless ``--fail-on`` says so)."""
+        return not any(s.errors for s in self.stages)
+
+    def fails(self, threshold: Severity = Severity.ERROR) -> bool:
+        """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""
+        return any(f.severity.reaches(threshold) for s in self.stages for f in s.findings)
+
+    @property
+    def manifested_files(self) -> int:
+        return sum(1 for f in self.files if f.listed)
+
+    @property
+    def summary_line(self) -> str:
+        return f"{len(self.assertions)} assertions over {self.manifested_files} manifested files"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reportVersion": 1,
+            "tool": {"name": "verify-evidence", "version": self.tool_version},
+            "manifest": self.manifest,
+            "scope": list(self.scope),
+            "ok": self.ok,
+            "summary": self.summary_line,
+            "stages": [s.to_dict() for s in self.stages],
+            "assertions": [a.to_dict() for a in self.assertions],
+            "files": [f.to_dict() for f in sorted(self.files, key=lambda f: f.path)],
+        }
