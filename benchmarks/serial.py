@@ -76,7 +76,7 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
     spec_bytes = (root / SPEC).read_bytes()
 
     def spec_parse() -> Callable[[], object]:
-        loads = _find("loads_strict", "verifier.jsonparse")
+        loads = _find("loads_strict", "verifier.json.parse")
         return lambda: loads(spec_bytes)
 
     part("manifest parse", manifest_parse)
@@ -94,7 +94,7 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
 def _evaluation(root: Path, spec_bytes: bytes, repeat: int, seconds: dict[str, Any]) -> None:
     """Planning from the parsed spec, then every assertion evaluated over the values the
     plan says each record yields (extracted here, untimed)."""
-    loads = _find("loads_strict", "verifier.jsonparse")
+    loads = _find("loads_strict", "verifier.json.parse")
     needs_of = _find("needs_of", "verifier.plan.spec", "verifier.consistency")
     need_index = _find("NeedIndex", "verifier.plan.needs", "verifier.plan.spec", "verifier.records")
     records_class = _find("Records", "verifier.judge.records", "verifier.records")

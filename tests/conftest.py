@@ -113,7 +113,7 @@ def write_archive(root: Path, files: Mapping[str, bytes | str], manifest: bool =
 
 def rewrite_manifest(root: Path) -> None:
     """Regenerate the manifest after a deliberate change (as a forger would)."""
-    from verifier.writer import write_manifest
+    from verifier.authoring.manifest_file import write_manifest
 
     write_manifest(root, None, None, True)
 

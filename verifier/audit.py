@@ -13,9 +13,9 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from verifier.jsonwrite import dumps_report
-from verifier.options import source_date_epoch
+from verifier.json.write import dumps_report
 from verifier.pipeline import Run
+from verifier.plan.option_values import source_date_epoch
 from verifier.sources.safety import Limits
 from verifier.views.clean import clean
 

@@ -15,7 +15,7 @@ from tests.conftest import REPO, copy_bundled, rewrite_manifest
 from verifier.coverage import CoverageReport, LeafStatus, MutationOptions, audit
 from verifier.coverage.measure import ancestors
 from verifier.coverage.report import MutantOutcome
-from verifier.pointer import Glob
+from verifier.json.pointer import Glob
 
 SPEC = "evidence/assertions.json"
 CASES = "evidence/cases.json"

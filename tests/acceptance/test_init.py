@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import REPO
-from verifier.scaffold import template_files
+from verifier.authoring.scaffold import template_files
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

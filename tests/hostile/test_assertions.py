@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import REPO, rewrite_manifest
 from tests.hostile.harness import Run, assert_safe, run_cli
-from verifier.pointer import is_pointer
+from verifier.json.pointer import is_pointer
 
 SPEC = "evidence/assertions.json"
 CATALOGUE = "evidence/cases.json"

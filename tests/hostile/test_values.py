@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import REPO, write_archive
 from tests.hostile.harness import Run, assert_safe, run_cli, validate_report
-from verifier.jsonparse import MAX_DEPTH, loads_strict
+from verifier.json.parse import MAX_DEPTH, loads_strict
 
 ID = "https://verifier.invalid/schemas/"
 THING = ID + "thing.schema.json"
@@ -187,7 +187,7 @@ def test_the_json_view_of_normal_input_is_unchanged() -> None:
     """The golden files are orjson's bytes; the fallback writer must give the same bytes."""
     import orjson
 
-    from verifier.jsonwrite import _orjson_scalar, _walk
+    from verifier.json.write import _orjson_scalar, _walk
 
     table = json.loads((REPO / "tests/golden/table/table.json").read_text(encoding="utf-8"))
     expected = orjson.dumps(table, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()

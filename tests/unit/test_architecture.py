@@ -28,7 +28,7 @@ PACKAGE = REPO / "verifier"
 ALLOWED_STATE = {
     # a bounded memo of a pure function (a pattern's compiled, budgeted matcher): what it
     # returns never depends on what was asked before, only how fast
-    ("verifier.bounded_regex", "_compile"): "memo of a pure function",
+    ("verifier.schema.bounded_regex", "_compile"): "memo of a pure function",
 }
 
 

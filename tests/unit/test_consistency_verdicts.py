@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, AssertionKind, Context, Outcome
 from verifier.findings import Finding
+from verifier.json.pointer import is_pointer
 from verifier.judge.consistency import check_consistency
 from verifier.judge.records import Records
 from verifier.plan.needs import Need
 from verifier.plan.spec import needs_of
-from verifier.pointer import is_pointer
 from verifier.report import AssertionResult, AssertionStatus
 
 SPEC = "evidence/assertions.json"

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, rewrite_manifest
+from verifier.authoring.scaffold import scaffold
 from verifier.coverage import audit
 from verifier.coverage.measure import PROVENANCE_REASON, SCHEMA_REASON
 from verifier.coverage.report import CoverageReport, Leaf, LeafStatus
-from verifier.scaffold import scaffold
 
 RUN = "evidence/example-run/run.json"
 READBACK = "evidence/example-run/readback.json"

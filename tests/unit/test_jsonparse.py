@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier.jsonparse import MAX_DEPTH, loads_strict
+from verifier.json.parse import MAX_DEPTH, loads_strict
 
 
 def codes(data: bytes) -> list[str]:
@@ -94,7 +94,7 @@ def test_depth_from_the_text_is_the_depth_of_the_value(
 ) -> None:
     """The byte-level depth (used for large documents) agrees with a walk of the value,
     whatever brackets, quotes and backslashes the strings hold."""
-    from verifier.jsonparse import _text_depth
+    from verifier.json.parse import _text_depth
 
     text = json.dumps([value], ensure_ascii=ascii_only, indent=indent).encode()
     assert _text_depth(text) == _walked_depth(json.loads(text))

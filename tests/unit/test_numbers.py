@@ -1,4 +1,4 @@
-"""Exact JSON numbers (verifier.numbers) and the writers that keep them (verifier.jsonwrite):
+"""Exact JSON numbers (verifier.json.numbers) and the writers that keep them (verifier.json.write):
 equality by exact value against an independent oracle (fractions.Fraction of the literal),
 and the writers' bytes equal to json.dumps and orjson on every value those can write."""
 
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context
 from verifier.assertions.interface import json_equal
-from verifier.jsonparse import loads_strict
-from verifier.jsonwrite import _orjson_scalar, _walk, dumps, dumps_report
+from verifier.json.numbers import JsonFloat, canonical, number_key
+from verifier.json.parse import loads_strict
+from verifier.json.write import _orjson_scalar, _walk, dumps, dumps_report
 from verifier.judge.records import Records
-from verifier.numbers import JsonFloat, canonical, number_key
 
 literals = st.builds(
     lambda sign, whole, frac, exp: f"{sign}{whole}{'.' + frac if frac else ''}{exp}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from verifier.errors import UsageError
-from verifier.options import parse_percent
+from verifier.plan.option_values import parse_percent
 
 
 @pytest.mark.parametrize(

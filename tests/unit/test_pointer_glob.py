@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier.pointer import EvalError, Glob, array_index, is_pointer, resolve_pointer
+from verifier.json.pointer import EvalError, Glob, array_index, is_pointer, resolve_pointer
 
 # --- the oracle: the glob translation the package used before (a backtracking regex) -------
 

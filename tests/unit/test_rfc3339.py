@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.rfc3339 import is_rfc3339
+from verifier.schema.rfc3339 import is_rfc3339
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
-from verifier.format_policy import ASSERTED
 from verifier.inspect.schemas import Validators
+from verifier.schema.format_policy import ASSERTED
 
 SUITE = REPO / "tests" / "data" / "json-schema-test-suite"
 CASES = SUITE / "tests" / "draft2020-12"

@@ -23,7 +23,7 @@ from verifier.assertions.interface import (
     resolve_pointer,
     selector_pointers,
 )
-from verifier.numbers import canonical
+from verifier.json.numbers import canonical
 
 
 class Count(AssertionKind):

@@ -14,11 +14,11 @@ import abc
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from verifier.json.numbers import numbers_equal
+from verifier.json.pointer import EvalError, Glob, resolve_pointer
+from verifier.json.pointer import quote as _json_quote
 from verifier.judge.records import Records
-from verifier.numbers import numbers_equal
 from verifier.plan.needs import Need, selectors_in
-from verifier.pointer import EvalError, Glob, resolve_pointer
-from verifier.pointer import quote as _json_quote
 from verifier.report import AssertionStatus, Read
 
 VACUOUS = "assertion.vacuous"
@@ -111,7 +111,7 @@ class Context:
         return self._records.length(path, pointer)
 
     def files(self, pattern: Any) -> list[str]:
-        """The listed files the glob ``pattern`` matches (see :class:`verifier.pointer.Glob`),
+        """The listed files the glob ``pattern`` matches (see :class:`verifier.json.pointer.Glob`),
         in order."""
         if not isinstance(pattern, str) or not pattern:
             raise SpecError(f"'files' must be a non-empty glob string, not {show(pattern)}")
@@ -123,7 +123,7 @@ class Context:
 
 def quote(text: str, limit: int = 80) -> str:
     """``text`` as a JSON string (control characters escaped), cut to about ``limit``: what
-    :func:`verifier.pointer.quote` writes, without calling the JSON encoder for a short
+    :func:`verifier.json.pointer.quote` writes, without calling the JSON encoder for a short
     printable text with nothing to escape (the common key or path)."""
     if len(text) <= limit and text.isprintable() and '"' not in text and "\\" not in text:
         return f'"{text}"'
@@ -229,7 +229,7 @@ _PLAIN = (str, int, type(None))  # same-type values equal exactly when == says s
 def json_equal(a: Any, b: Any) -> bool:
     """JSON value equality: booleans are not numbers, numbers are equal when their exact
     values are (1 equals 1.0; 0.1 does not equal 0.10000000000000001, though both read as the
-    same double; see :mod:`verifier.numbers`), order matters in arrays."""
+    same double; see :mod:`verifier.json.numbers`), order matters in arrays."""
     if type(a) is type(b) and type(a) in _PLAIN:
         return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
@@ -271,7 +271,7 @@ def show(value: Any, limit: int = 80) -> str:
     if type(value) is str and value.isprintable() and '"' not in value and "\\" not in value:
         text = f'"{value}"'  # what json.dumps would write: nothing here needs escaping
     else:
-        from verifier.jsonwrite import dumps
+        from verifier.json.write import dumps
 
         text = dumps(value, sort_keys=True)  # numbers as written, never Infinity
     return text if len(text) <= limit else text[: limit - 3] + "..."

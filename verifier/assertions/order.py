@@ -14,7 +14,7 @@ from verifier.assertions.interface import (
     param,
     where,
 )
-from verifier.rfc3339 import Instant, instant
+from verifier.schema.rfc3339 import Instant, instant
 
 
 def parse_time(value: Any) -> Instant:

@@ -120,7 +120,7 @@ def check(
     given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
-    from verifier.options import MAX_JOBS, parse_count
+    from verifier.plan.option_values import MAX_JOBS, parse_count
 
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     where = executor_options(executor, scheduler)
@@ -143,8 +143,8 @@ def check(
         if quiet and path is None:
             continue
         if name == Format.AUTO and path is None and use_rich(True, no_color):
-            from verifier.terminal import console
             from verifier.views.check.rich_view import show
+            from verifier.views.terminal import console
 
             show(report, console())
             continue

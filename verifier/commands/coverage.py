@@ -159,7 +159,7 @@ def mutation_options(
     """The --mutate options, strictly parsed (a bad value is a UsageError: exit 2)."""
     from verifier.coverage import MutationOptions
     from verifier.errors import UsageError
-    from verifier.options import parse_count, parse_seconds
+    from verifier.plan.option_values import parse_count, parse_seconds
 
     if not mutate:
         given = [
@@ -201,8 +201,8 @@ def emit(
         if quiet and path is None:
             continue
         if name == CoverageFormat.AUTO and path is None and use_rich(True, no_color):
-            from verifier.terminal import console
             from verifier.views.coverage.rich_view import show
+            from verifier.views.terminal import console
 
             show(report, console())
             continue
@@ -249,14 +249,14 @@ def coverage(
     from verifier.commands.output import plan, tokens
     from verifier.commands.progress import progress_bar
     from verifier.coverage import audit
-    from verifier.options import parse_percent
     from verifier.pipeline import Options
+    from verifier.plan.option_values import parse_percent
 
     given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
     pairs = plan(given, (f.value for f in CoverageFormat), default=CoverageFormat.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
     under = None if fail_under is None else parse_percent(fail_under)
-    from verifier.options import MAX_JOBS, parse_count
+    from verifier.plan.option_values import MAX_JOBS, parse_count
 
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     where = executor_options(executor, scheduler)

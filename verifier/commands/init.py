@@ -18,7 +18,7 @@ def init(
 
     Example: verify-evidence init my-archive && verify-evidence check my-archive
     """
-    from verifier.scaffold import scaffold
+    from verifier.authoring.scaffold import scaffold
 
     written = scaffold(directory)
     for name in written:

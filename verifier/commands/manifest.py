@@ -29,7 +29,7 @@ def manifest(
 
     Example: verify-evidence manifest . --write
     """
-    from verifier.writer import write_manifest
+    from verifier.authoring.manifest_file import write_manifest
 
     target, text = write_manifest(root, optional_path(manifest), optional_tuple(scope), write)
     if write:

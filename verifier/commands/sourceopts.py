@@ -108,8 +108,8 @@ def executor_options(executor: str | None, scheduler: str | None) -> dict[str, A
 
 
 def limits_of(max_bytes: str | None, max_ratio: str | None) -> Limits:
-    """The limits the options set (strictly parsed: :mod:`verifier.options`)."""
-    from verifier.options import parse_ratio, parse_size
+    """The limits the options set (strictly parsed: :mod:`verifier.plan.option_values`)."""
+    from verifier.plan.option_values import parse_ratio, parse_size
     from verifier.sources.safety import Limits
 
     limits = Limits()

@@ -88,8 +88,8 @@ def table(
             raise UsageError(f"no case {case!r} in the catalogue (cases: {known})")
         row = matches[0]
     if use_rich(fmt is TableFormat.AUTO and row is None, no_color):
-        from verifier.terminal import console
         from verifier.views.table.rich_view import show
+        from verifier.views.terminal import console
 
         show(outcome, console())
     else:

@@ -106,7 +106,7 @@ def check(
     except CannotRun as exc:
         return _cannot(str(exc))
     if fmt is Format.AUTO and use_rich(True, no_color):
-        from verifier.terminal import console
+        from verifier.views.terminal import console
         from verifier.views.transcript.rich_view import show
 
         show(report, console())

@@ -18,9 +18,9 @@ from typing import Any
 from verifier.assertions import kind_named
 from verifier.coverage.report import CoverageReport, Excuse, FileCoverage, Leaf, LeafStatus
 from verifier.findings import Finding, Severity
+from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.judge.catalogue import catalogue_cells
 from verifier.plan.needs import CATALOGUE
-from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.report import Report
 from verifier.version import __version__
 

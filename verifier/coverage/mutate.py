@@ -55,13 +55,13 @@ from verifier.execute.interface import BATCH_WEIGHT
 from verifier.findings import Finding
 from verifier.inspect.record import process_record
 from verifier.inspect.schemas import is_schema_path
-from verifier.jsonwrite import dumps
+from verifier.json.pointer import EvalError, Glob, resolve_pointer
+from verifier.json.write import dumps
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, repeated_ids, unread_reasons
 from verifier.judge.records import Records
 from verifier.pipeline import Options, Run, open_location
 from verifier.plan.records import RecordPlan
-from verifier.pointer import EvalError, Glob, resolve_pointer
 from verifier.report import AssertionResult, Report
 
 

@@ -4,7 +4,7 @@
 walks the record's declared schema down the instance location, one reference token at a
 time, through ``properties``, ``additionalProperties``, ``prefixItems``, ``items``, ``allOf``
 and ``$ref`` (resolved against the base URI of the enclosing resource, as
-:mod:`verifier.schema_walk` derives it; only to schemas of the archive's ``schemas/``). What it
+:mod:`verifier.schema.walk` derives it; only to schemas of the archive's ``schemas/``). What it
 does not follow (``anyOf``, ``oneOf``, conditionals, ``patternProperties``, a ``$ref`` it
 cannot place) is said, not guessed: the description then ends with what the walk could not
 tell. The candidates themselves are always validated by the validity stage's own code; this
@@ -19,10 +19,10 @@ from urllib.parse import urldefrag
 
 from verifier.assertions.interface import plain
 from verifier.coverage.measure import type_of
-from verifier.jsonparse import escape_token
-from verifier.jsonwrite import dumps
-from verifier.pointer import EvalError, resolve_pointer
-from verifier.schema_walk import join
+from verifier.json.parse import escape_token
+from verifier.json.pointer import EvalError, resolve_pointer
+from verifier.json.write import dumps
+from verifier.schema.walk import join
 
 MAX_NODES = 64  # subschemas followed per location: a schema of $ref cycles ends here
 _UNWALKED = ("anyOf", "oneOf", "if", "not", "dependentSchemas", "patternProperties")

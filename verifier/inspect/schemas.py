@@ -24,13 +24,13 @@ try:  # the metaschemas, bundled with jsonschema: offline
 except ImportError:  # pragma: no cover
     _SPECIFICATIONS = Registry()
 
-from verifier import bounded_regex
 from verifier.findings import Finding
-from verifier.format_policy import fast_formats, format_checker
-from verifier.jsonparse import escape_token, loads_strict
-from verifier.reference_engine import install as install_ecma_patterns
-from verifier.reference_engine import meta_problems
-from verifier.schema_walk import Subschema, subschemas
+from verifier.json.parse import escape_token, loads_strict
+from verifier.schema import bounded_regex
+from verifier.schema.format_policy import fast_formats, format_checker
+from verifier.schema.reference_engine import install as install_ecma_patterns
+from verifier.schema.reference_engine import meta_problems
+from verifier.schema.walk import Subschema, subschemas
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, FormatChecker
@@ -149,8 +149,8 @@ class Validators:
     installed and accepts the schema, decides the common valid case quickly; a record it does
     not pass is always handed to the reference, so findings are the reference's whichever
     engine looked first (tests/unit/test_engines.py checks that the two agree). Both read
-    patterns as ECMA-262 through one engine (verifier.bounded_regex) and apply one format
-    policy (verifier.format_policy). Each fast validator fetches only the schemas it refers
+    patterns as ECMA-262 through one engine (verifier.schema.bounded_regex) and apply one format
+    policy (verifier.schema.format_policy). Each fast validator fetches only the schemas it refers
     to, so a schema that cannot be compiled affects only the records that need it.
     """
 

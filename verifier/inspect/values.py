@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.json.pointer import EvalError, resolve_pointer
 from verifier.plan.needs import Extracted, Wants
-from verifier.pointer import EvalError, resolve_pointer
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from typing import Any
 from verifier.assertions import EvalError
 from verifier.assertions.interface import plain
 from verifier.findings import Finding
+from verifier.json.pointer import resolve_pointer
 from verifier.judge.records import Records
-from verifier.pointer import resolve_pointer
 
 _CELL_GROUPS = ("counts", "outcomes", "readbacks")
 

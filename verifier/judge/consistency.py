@@ -27,8 +27,8 @@ from typing import Any
 from verifier.assertions import AssertionKind, Context, EvalError, Outcome, SpecError, kind_named
 from verifier.assertions.interface import plain, quote
 from verifier.findings import Finding, Stage
+from verifier.json.pointer import is_pointer, pointer_problem
 from verifier.judge.records import Records, UndeclaredRead
-from verifier.pointer import is_pointer, pointer_problem
 from verifier.report import AssertionResult, AssertionStatus, FileEntry, StageResult
 
 INTERNAL_ERROR = "assertion.internal-error"

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
+from verifier.json.pointer import EvalError, resolve_pointer
 from verifier.plan.needs import Extracted, Need, NeedIndex
-from verifier.pointer import EvalError, resolve_pointer
 
 
 class UndeclaredRead(EvalError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-from verifier.pointer import Glob
+from verifier.json.pointer import Glob
 
 Wants = tuple[tuple[str, bool], ...]  # (pointer, length only) pairs for one file
 Extracted = dict[str, Any]  # pointer (or "#" + pointer for a length) -> value or Unresolved

@@ -16,8 +16,8 @@ from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
 from verifier.findings import Finding, Severity
-from verifier.jsonwrite import dumps
-from verifier.numbers import canonical
+from verifier.json.numbers import canonical
+from verifier.json.write import dumps
 from verifier.plan.needs import CATALOGUE
 from verifier.report import AssertionStatus, Report
 

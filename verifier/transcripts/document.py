@@ -3,11 +3,11 @@
 A JSON file holds a message list, or an object with one under ``messages`` (Chat, Anthropic,
 Pi, a request body), ``input`` (Responses) or ``contents`` (Gemini). A JSON Lines file
 (``.jsonl``/``.ndjson``, or any file that is not one JSON text but whose every non-blank line
-is) holds one message per line. Parsing is strict (:func:`verifier.jsonparse.loads_strict`).
+is) holds one message per line. Parsing is strict (:func:`verifier.json.parse.loads_strict`).
 
 Numbers are not interpreted here (a transcript's calls and results are told by strings), so a
 number a double cannot hold is no problem of the transcript: it keeps its literal, and a
-repaired file writes every number exactly as it was written (:mod:`verifier.jsonwrite`);
+repaired file writes every number exactly as it was written (:mod:`verifier.json.write`);
 strings keep their code points (a lone surrogate is written back as its ``\\uXXXX`` escape).
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.jsonparse import UNREPRESENTABLE, loads_strict
-from verifier.jsonwrite import dumps
+from verifier.json.parse import UNREPRESENTABLE, loads_strict
+from verifier.json.write import dumps
 
 CONTAINERS = ("messages", "input", "contents")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.jsonwrite import dumps
+from verifier.json.write import dumps
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at
 from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
 

@@ -1,5 +1,5 @@
 """The rich view of the check report for a terminal (``--format auto`` on a terminal). Only
-the CLI imports this module (and with it, rich); see :mod:`verifier.terminal` for how every
+the CLI imports this module (and with it, rich); see :mod:`verifier.views.terminal` for how every
 string reaches rich: as :class:`rich.text.Text`, archive text through
 :func:`verifier.views.inert.visible`."""
 
@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.text import Text
 
 from verifier.report import Report, StageStatus
-from verifier.terminal import SEVERITY_STYLE, grid, plain
 from verifier.views.check.text import stage_detail, unchecked_line
 from verifier.views.findings import count_line, location
 from verifier.views.inert import visible
+from verifier.views.terminal import SEVERITY_STYLE, grid, plain
 
 _STYLE = MappingProxyType(
     {

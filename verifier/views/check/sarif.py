@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.findings import CODES, Stage, severity_of
-from verifier.jsonwrite import dumps_report
+from verifier.json.write import dumps_report
 from verifier.report import Report
 from verifier.views.clean import clean, clean_str
 

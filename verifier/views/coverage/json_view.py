@@ -4,7 +4,7 @@ indent, LF; strings exactly as read (lone surrogates as ``\\udcXX`` escapes)."""
 from __future__ import annotations
 
 from verifier.coverage.report import CoverageReport
-from verifier.jsonwrite import dumps_report
+from verifier.json.write import dumps_report
 from verifier.views.clean import clean
 
 

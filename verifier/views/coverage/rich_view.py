@@ -2,7 +2,7 @@
 CLI imports this module (and with it, rich).
 
 Every string goes to rich as a :class:`rich.text.Text` built through
-:func:`verifier.terminal.plain` or :func:`verifier.views.inert.visible`: ``[/bold]`` in a
+:func:`verifier.views.terminal.plain` or :func:`verifier.views.inert.visible`: ``[/bold]`` in a
 pointer is shown as written, a control sequence in a value is an escape.
 """
 
@@ -14,11 +14,11 @@ from rich.console import Console
 from rich.text import Text
 
 from verifier.coverage.report import CoverageReport
-from verifier.terminal import SEVERITY_STYLE, grid, plain
 from verifier.views.coverage import summary as s
 from verifier.views.coverage.text_view import excused_lines, not_audited_lines
 from verifier.views.findings import count_line, location
 from verifier.views.inert import visible
+from verifier.views.terminal import SEVERITY_STYLE, grid, plain
 
 
 def _header(report: CoverageReport, out: Console) -> None:

@@ -16,7 +16,7 @@ from verifier.coverage.report import (
 )
 from verifier.coverage.report import percent as share
 from verifier.findings import Finding
-from verifier.jsonwrite import dumps
+from verifier.json.write import dumps
 from verifier.views.findings import by_severity
 
 UNCOVERED = "coverage.uncovered"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifier.jsonwrite import dumps_report
+from verifier.json.write import dumps_report
 from verifier.table.build import CaseRow, OutcomeTable
 from verifier.views.clean import clean
 from verifier.views.table import TableView

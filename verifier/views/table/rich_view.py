@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.text import Text
 
 from verifier.table.build import OutcomeTable
-from verifier.terminal import grid
 from verifier.views.inert import visible
 from verifier.views.table.columns import HEADERS, problem_lines, row_values
+from verifier.views.terminal import grid
 
 _MARK = "\u26a0 "
 

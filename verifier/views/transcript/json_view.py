@@ -4,7 +4,7 @@ order given."""
 
 from __future__ import annotations
 
-from verifier.jsonwrite import dumps_report
+from verifier.json.write import dumps_report
 from verifier.transcripts.check import TranscriptReport
 from verifier.views.clean import clean
 

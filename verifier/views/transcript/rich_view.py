@@ -6,9 +6,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from verifier.terminal import SEVERITY_STYLE, grid, plain
 from verifier.transcripts.check import TranscriptReport
 from verifier.views.findings import count_line, location
+from verifier.views.terminal import SEVERITY_STYLE, grid, plain
 from verifier.views.transcript.text_view import file_detail, located
 
 

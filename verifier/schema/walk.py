@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.jsonparse import escape_token
+from verifier.json.parse import escape_token
 
 # keyword -> how its value holds subschemas
 _ONE = frozenset(

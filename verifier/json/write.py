@@ -3,7 +3,7 @@
 Two writers, one walk:
 
 * :func:`dumps` writes like the standard library's ``json.dumps(value, ensure_ascii=False)``
-  (the same bytes for the same values), except that a :class:`~verifier.numbers.JsonFloat`
+  (the same bytes for the same values), except that a :class:`~verifier.json.numbers.JsonFloat`
   is written as its literal (never ``Infinity``, never a rounded double) and a lone surrogate
   (``"\\ud800"`` in the input) as its ``\\uXXXX`` escape, so the text is always valid UTF-8
   JSON that parses back to the same value. Transcript repair and values shown in messages
@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from verifier.numbers import JsonFloat
+from verifier.json.numbers import JsonFloat
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _INT64 = (-(1 << 63), (1 << 64) - 1)  # what orjson writes itself

@@ -49,7 +49,7 @@ def scaffold(target: str | os.PathLike[str]) -> list[str]:
         with open(path, "xb") as handle:
             handle.write(data)
         written.append(name)
-    from verifier.writer import write_manifest
+    from verifier.authoring.manifest_file import write_manifest
 
     write_manifest(root, None, None, True)
     written.append("manifest.sha256")

@@ -5,7 +5,7 @@ not to exceed what an IEEE 754 double holds. A verifier must not trade exactness
 two different numbers written in an archive never compare equal here, and a number a double
 cannot stand for at all is a finding, never a silent infinity or zero.
 
-How a parsed number is held (:mod:`verifier.jsonparse`):
+How a parsed number is held (:mod:`verifier.json.parse`):
 
 * an integer literal is a Python ``int``, exact at any size;
 * a literal with a fraction or an exponent is a plain ``float`` when the shortest decimal

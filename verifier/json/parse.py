@@ -5,8 +5,8 @@ Refused, each with its own reason: a byte order mark, invalid UTF-8, duplicate o
 nesting deeper than :data:`MAX_DEPTH`. Integers of any size parse (Python ints); an integer
 too long for Python's int/str conversion limit is refused, not a crash.
 
-Numbers keep their exact value (:mod:`verifier.numbers`): a literal no double holds is a
-:class:`~verifier.numbers.JsonFloat` carrying its literal. One a double cannot stand for at
+Numbers keep their exact value (:mod:`verifier.json.numbers`): a literal no double holds is a
+:class:`~verifier.json.numbers.JsonFloat` carrying its literal. One a double cannot stand for at
 all (``1e400`` overflows, ``1e-400`` is not zero but rounds to it) is valid JSON, so the value
 is returned, with a ``record.unrepresentable-number`` problem at its pointer.
 """
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.numbers import (
+from verifier.json.numbers import (
     MAX_DOUBLE,
     MIN_NORMAL,
     SHORT_LITERAL,

@@ -6,9 +6,9 @@ ECMA-262 dialect JSON Schema names (``\\p{Letter}`` does not compile, ``\\d`` ma
 ``$`` matches before a final newline), and backtracking without bound (``^(a+)+$`` on a
 failing value of 30 characters runs for minutes). Its keyword functions look ``re`` up as a
 module global, so the one place to change is that global: :func:`install` points it, in
-those two modules only, at :mod:`verifier.bounded_regex`, whose engine is the fast
+those two modules only, at :mod:`verifier.schema.bounded_regex`, whose engine is the fast
 engine's own. A search over its step budget raises
-:class:`~verifier.bounded_regex.RegexBudgetExceeded` out of the validation, which the caller
+:class:`~verifier.schema.bounded_regex.RegexBudgetExceeded` out of the validation, which the caller
 reports as a finding (it is never taken as a match or a non-match: inside ``not`` or
 ``oneOf`` either guess could pass a record).
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier import bounded_regex
-from verifier.jsonparse import escape_token
+from verifier.json.parse import escape_token
+from verifier.schema import bounded_regex
 
 MAX_META_ERRORS = 20
 
@@ -38,7 +38,7 @@ _ECMA_RE = _EcmaRe()
 
 
 def install() -> None:
-    """Make python-jsonschema's pattern keywords use :mod:`verifier.bounded_regex`.
+    """Make python-jsonschema's pattern keywords use :mod:`verifier.schema.bounded_regex`.
     Idempotent: the patched attribute itself says whether it is done (no flag of our own)."""
     from jsonschema import _keywords, _utils
 
@@ -55,7 +55,7 @@ def meta_problems(schema: Any) -> list[tuple[str, str]]:
     it conforms. Never raises for the schema's sake."""
     from jsonschema import Draft202012Validator
 
-    from verifier.format_policy import format_checker
+    from verifier.schema.format_policy import format_checker
 
     install()
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA, format_checker=format_checker())

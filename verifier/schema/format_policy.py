@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from verifier.bounded_regex import is_regex
-from verifier.rfc3339 import is_full_date, is_full_time, is_rfc3339
+from verifier.schema.bounded_regex import is_regex
+from verifier.schema.rfc3339 import is_full_date, is_full_time, is_rfc3339
 
 if TYPE_CHECKING:
     from jsonschema import FormatChecker

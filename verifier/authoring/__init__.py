@@ -1,0 +1,1 @@
+"""Making archives: the `init` scaffold and the manifest writer (`manifest --write`)."""
