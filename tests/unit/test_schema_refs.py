@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_archive
-from verifier import bounded_regex, verify
+from verifier import verify
 from verifier.inspect.schemas import Validators, prepare_validity
+from verifier.schema import bounded_regex
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://verifier.invalid/schemas/"
