@@ -57,19 +57,24 @@ def check(
     unread: dict[str, str] | None = None,
 ) -> tuple[list[Finding], list[AssertionResult]]:
     """The stage over whole documents, checked to agree with the stage over the values the
-    kinds declare they need (what the pipeline keeps)."""
+    kinds declare they need (what the pipeline keeps), and with the stage told which
+    assertions the plan found well formed (what the pipeline does not check twice)."""
     records = RECORDS if records is None else records
     spec = {"assertions": assertions}
     listed = set(records) | {SPEC} if manifested is None else manifested
+    checked: set[int] = set()
+    planned = list(needs_of(spec, checked))
+    assert planned == list(needs_of(spec)), "asking which are well formed changed the needs"
     outcomes = []
-    for needs in (None, list(needs_of(spec))):
+    for needs, known in ((None, set()), (planned, set()), (planned, checked)):
         store = Records.of(records, needs)
         store.add(SPEC, document=spec)
-        stage, results = check_consistency(store, listed, SPEC, True, unread)
+        stage, results = check_consistency(store, listed, SPEC, True, unread, checked=known)
         outcomes.append((stage.findings, results))
-    (whole, whole_results), (reduced, reduced_results) = outcomes
-    assert reduced == whole, "a kind read a value it did not declare in needs()"
-    assert [r.to_dict() for r in reduced_results] == [r.to_dict() for r in whole_results]
+    (whole, whole_results), *others = outcomes
+    for reduced, reduced_results in others:
+        assert reduced == whole, "a kind read a value it did not declare in needs()"
+        assert [r.to_dict() for r in reduced_results] == [r.to_dict() for r in whole_results]
     for finding in whole:
         assert finding.pointer is None or is_pointer(finding.pointer), finding
     return whole, whole_results
@@ -211,6 +216,22 @@ def test_a_spec_pointer_that_is_not_a_json_pointer_is_an_error_at_its_place(
         "/assertions/0" + where,
     )
     assert shown in finding.message  # quoted as JSON: no raw newline, no markup
+
+
+def test_the_plan_marks_only_well_formed_assertions_as_checked() -> None:
+    spec = {
+        "assertions": [
+            {"kind": "equals", "select": sel(A, "/pi"), "value": 1},
+            {"kind": "equals", "select": sel(A, "pi"), "value": 1},
+            {"kind": "equals", "select": sel(A, "/~2"), "value": 1},
+            {"kind": "no-such-kind", "select": sel(A, "/pi")},
+            "not an object",
+            {"kind": "same-value", "selects": [sel(A, "/pi"), sel(B, "/pi")]},
+        ]
+    }
+    checked: set[int] = set()
+    list(needs_of(spec, checked))
+    assert checked == {0, 5}
 
 
 def test_a_key_with_a_slash_is_escaped_in_the_spec_location() -> None:

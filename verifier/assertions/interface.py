@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from verifier.json.numbers import numbers_equal
-from verifier.json.pointer import EvalError, Glob, resolve_pointer
+from verifier.json.pointer import EvalError, Glob, is_pointer, resolve_pointer
 from verifier.json.pointer import quote as _json_quote
 from verifier.judge.records import Records
 from verifier.plan.needs import Need, selectors_in
@@ -137,25 +137,35 @@ def _escape(key: str) -> str:
 def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
     """``(where, pointer)`` for every ``{"file", "pointer"}`` object's pointer anywhere in
     ``node``; ``where`` is a JSON pointer into ``node``, in document order."""
+    # Once per assertion of a large spec: scalars are skipped without building a pair, and
+    # a node's containers are pushed without an intermediate list when there are none.
     stack: list[tuple[str, Any]] = [(at, node)]
+    pop, push = stack.pop, stack.append
     while stack:
-        here, current = stack.pop()
-        children: list[tuple[str, Any]]
-        if isinstance(current, dict):
+        here, current = pop()
+        if type(current) is dict or isinstance(current, dict):
             if "file" in current and "pointer" in current:
                 yield f"{here}/pointer", current["pointer"]
-            children = [
-                (f"{here}/{_escape(str(k))}", v)
-                for k, v in current.items()
-                if isinstance(v, dict | list)
-            ]
+            found = [(k, v) for k, v in current.items() if isinstance(v, dict | list)]
+            for k, v in reversed(found):
+                push((f"{here}/{_escape(str(k))}", v))
         elif isinstance(current, list):
-            children = [
-                (f"{here}/{i}", v) for i, v in enumerate(current) if isinstance(v, dict | list)
-            ]
-        else:
-            continue
-        stack.extend(reversed(children))
+            for i in range(len(current) - 1, -1, -1):
+                v = current[i]
+                if isinstance(v, dict | list):
+                    push((f"{here}/{i}", v))
+
+
+def pointers_well_formed(kind: AssertionKind, spec: dict[str, Any]) -> bool:
+    """Whether every parameter of ``spec`` that must be a JSON pointer is one (a non-string
+    is left to ``evaluate``): what evaluating it checks first, after ``kind.needs(spec)``.
+    The plan asks once per assertion, where it reads the needs; the consistency stage then
+    need not ask again (an assertion for which this is false, or whose needs raised, is
+    checked again there, and its finding is made there)."""
+    try:
+        return all(not isinstance(v, str) or is_pointer(v) for _, v in kind.pointers(spec))
+    except Exception:  # reported when it is evaluated, where the finding is made
+        return False
 
 
 class Cover(NamedTuple):
@@ -291,6 +301,7 @@ __all__ = [
     "one_place",
     "param",
     "plain",
+    "pointers_well_formed",
     "quote",
     "resolve_pointer",
     "selector_pointers",

@@ -90,7 +90,12 @@ class _Verdict:
 
 
 def _evaluate(
-    kind: AssertionKind, item: dict[str, Any], ctx: Context, spec_path: str, at: str
+    kind: AssertionKind,
+    item: dict[str, Any],
+    ctx: Context,
+    spec_path: str,
+    at: str,
+    checked: bool = False,
 ) -> _Verdict:
     def error(message: str, code: str = "assertion.error", where: str = at) -> _Verdict:
         return _Verdict(AssertionStatus.ERROR, message, code, spec_path, where)
@@ -103,11 +108,12 @@ def _evaluate(
         return spec_path, at
 
     try:
-        list(kind.needs(item))  # a kind that cannot say what it reads has a bug
-        for where, value in kind.pointers(item):
-            problem = pointer_problem(value) if isinstance(value, str) else None
-            if problem is not None:
-                return error(f"{where.lstrip('/') or 'a pointer'}: {problem}", where=at + where)
+        if not checked:  # (the plan checked these once, as it read the needs)
+            list(kind.needs(item))  # a kind that cannot say what it reads has a bug
+            for where, value in kind.pointers(item):
+                problem = pointer_problem(value) if isinstance(value, str) else None
+                if problem is not None:
+                    return error(f"{where.lstrip('/') or 'a pointer'}: {problem}", where=at + where)
         outcome = kind.evaluate(item, ctx)
         if not isinstance(outcome, Outcome) or not isinstance(outcome.status, AssertionStatus):
             raise TypeError(f"evaluate returned {type(outcome).__name__}, not an Outcome")
@@ -146,6 +152,7 @@ def check_consistency(
     only: Collection[int] | None = None,
     repeated: Collection[int] | None = None,
     record_count: int = 0,
+    checked: Collection[int] = frozenset(),
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
@@ -153,7 +160,9 @@ def check_consistency(
     of the spec (the results are theirs, in spec order; ``coverage --mutate`` re-judges only
     the assertions that read a changed record; ``repeated``: :func:`repeated_ids` of the
     spec's assertions, if already known). ``record_count``: how many records (besides the
-    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``."""
+    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``.
+    ``checked``: the indexes of the assertions whose needs and pointers the plan found well
+    formed (:func:`verifier.plan.spec.needs_of`), not checked again here."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
@@ -239,7 +248,7 @@ def check_consistency(
                 f"{at}/kind" if "kind" in item else at,
             )
         else:
-            verdict = _evaluate(kind, item, ctx, spec_path, at)
+            verdict = _evaluate(kind, item, ctx, spec_path, at, index in checked)
         seen.add(aid)
         reads = tuple(dict.fromkeys(ctx.reads))
         status = verdict.status
