@@ -57,24 +57,19 @@ def check(
     unread: dict[str, str] | None = None,
 ) -> tuple[list[Finding], list[AssertionResult]]:
     """The stage over whole documents, checked to agree with the stage over the values the
-    kinds declare they need (what the pipeline keeps), and with the stage told which
-    assertions the plan found well formed (what the pipeline does not check twice)."""
+    kinds declare they need (what the pipeline keeps)."""
     records = RECORDS if records is None else records
     spec = {"assertions": assertions}
     listed = set(records) | {SPEC} if manifested is None else manifested
-    checked: set[int] = set()
-    planned = list(needs_of(spec, checked))
-    assert planned == list(needs_of(spec)), "asking which are well formed changed the needs"
     outcomes = []
-    for needs, known in ((None, set()), (planned, set()), (planned, checked)):
+    for needs in (None, list(needs_of(spec))):
         store = Records.of(records, needs)
         store.add(SPEC, document=spec)
-        stage, results = check_consistency(store, listed, SPEC, True, unread, checked=known)
+        stage, results = check_consistency(store, listed, SPEC, True, unread)
         outcomes.append((stage.findings, results))
-    (whole, whole_results), *others = outcomes
-    for reduced, reduced_results in others:
-        assert reduced == whole, "a kind read a value it did not declare in needs()"
-        assert [r.to_dict() for r in reduced_results] == [r.to_dict() for r in whole_results]
+    (whole, whole_results), (reduced, reduced_results) = outcomes
+    assert reduced == whole, "a kind read a value it did not declare in needs()"
+    assert [r.to_dict() for r in reduced_results] == [r.to_dict() for r in whole_results]
     for finding in whole:
         assert finding.pointer is None or is_pointer(finding.pointer), finding
     return whole, whole_results
@@ -216,22 +211,6 @@ def test_a_spec_pointer_that_is_not_a_json_pointer_is_an_error_at_its_place(
         "/assertions/0" + where,
     )
     assert shown in finding.message  # quoted as JSON: no raw newline, no markup
-
-
-def test_the_plan_marks_only_well_formed_assertions_as_checked() -> None:
-    spec = {
-        "assertions": [
-            {"kind": "equals", "select": sel(A, "/pi"), "value": 1},
-            {"kind": "equals", "select": sel(A, "pi"), "value": 1},
-            {"kind": "equals", "select": sel(A, "/~2"), "value": 1},
-            {"kind": "no-such-kind", "select": sel(A, "/pi")},
-            "not an object",
-            {"kind": "same-value", "selects": [sel(A, "/pi"), sel(B, "/pi")]},
-        ]
-    }
-    checked: set[int] = set()
-    list(needs_of(spec, checked))
-    assert checked == {0, 5}
 
 
 def test_a_key_with_a_slash_is_escaped_in_the_spec_location() -> None:
@@ -440,3 +419,23 @@ def test_a_malformed_assertion_is_never_an_internal_error(
         assertion[key] = value
     finding = one(assertion)
     assert finding is None or finding.code != "assertion.internal-error", finding
+
+
+_POINTERISH = st.sampled_from(["", "/", "/a", "a", "~", "/~0", "/~1", "/~2", "/a~", "/x/0"])
+_JSON_NODES = st.recursive(
+    st.one_of(st.none(), st.integers(), _POINTERISH),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["file", "pointer", "a", "b/c"]), inner, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(_JSON_NODES)
+def test_the_quick_pointer_check_agrees_with_the_walk_that_places_them(node: Any) -> None:
+    from verifier.assertions.interface import selector_pointers, selectors_well_formed
+
+    walked = all(not isinstance(v, str) or is_pointer(v) for _, v in selector_pointers(node))
+    assert selectors_well_formed(node) is walked

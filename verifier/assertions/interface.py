@@ -156,13 +156,38 @@ def selector_pointers(node: Any, at: str = "") -> Iterator[tuple[str, Any]]:
                     push((f"{here}/{i}", v))
 
 
+def selectors_well_formed(node: Any) -> bool:
+    """Whether every ``{"file", "pointer"}`` object's pointer anywhere in ``node`` that is a
+    string is a JSON pointer: :func:`selector_pointers` and :func:`is_pointer` as one walk,
+    without the places (asked of every assertion; only a failing one is walked again, for
+    where it fails)."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        current = pop()
+        if isinstance(current, dict):
+            if "file" in current and "pointer" in current:
+                pointer = current["pointer"]
+                if isinstance(pointer, str) and not is_pointer(pointer):
+                    return False
+            for value in current.values():
+                if isinstance(value, dict | list):
+                    push(value)
+        elif isinstance(current, list):
+            for value in current:
+                if isinstance(value, dict | list):
+                    push(value)
+    return True
+
+
 def pointers_well_formed(kind: AssertionKind, spec: dict[str, Any]) -> bool:
     """Whether every parameter of ``spec`` that must be a JSON pointer is one (a non-string
-    is left to ``evaluate``): what evaluating it checks first, after ``kind.needs(spec)``.
-    The plan asks once per assertion, where it reads the needs; the consistency stage then
-    need not ask again (an assertion for which this is false, or whose needs raised, is
-    checked again there, and its finding is made there)."""
+    is left to ``evaluate``): what the consistency stage checks first, quickly; only an
+    assertion for which this is false is walked again, for the place that fails (and a kind
+    whose ``pointers`` raises is reported from there)."""
     try:
+        if type(kind).pointers is AssertionKind.pointers:  # the default: its selectors
+            return selectors_well_formed(spec)
         return all(not isinstance(v, str) or is_pointer(v) for _, v in kind.pointers(spec))
     except Exception:  # reported when it is evaluated, where the finding is made
         return False
@@ -305,6 +330,7 @@ __all__ = [
     "quote",
     "resolve_pointer",
     "selector_pointers",
+    "selectors_well_formed",
     "show",
     "where",
 ]

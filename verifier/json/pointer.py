@@ -32,7 +32,8 @@ def is_pointer(text: object) -> bool:
     """Whether ``text`` is a JSON pointer (RFC 6901): empty, or ``/``-separated tokens in
     which ``~`` is only ever ``~0`` or ``~1``."""
     return isinstance(text, str) and (
-        text == "" or (text.startswith("/") and _BAD_ESCAPE.search(text) is None)
+        text == ""
+        or (text.startswith("/") and ("~" not in text or _BAD_ESCAPE.search(text) is None))
     )
 
 

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from verifier.assertions import AssertionKind, Context, EvalError, Outcome, SpecError, kind_named
-from verifier.assertions.interface import plain, quote
+from verifier.assertions.interface import plain, pointers_well_formed, quote
 from verifier.findings import Finding, Stage
 from verifier.json.pointer import is_pointer, pointer_problem
 from verifier.judge.records import Records, UndeclaredRead
@@ -90,12 +90,7 @@ class _Verdict:
 
 
 def _evaluate(
-    kind: AssertionKind,
-    item: dict[str, Any],
-    ctx: Context,
-    spec_path: str,
-    at: str,
-    checked: bool = False,
+    kind: AssertionKind, item: dict[str, Any], ctx: Context, spec_path: str, at: str
 ) -> _Verdict:
     def error(message: str, code: str = "assertion.error", where: str = at) -> _Verdict:
         return _Verdict(AssertionStatus.ERROR, message, code, spec_path, where)
@@ -108,8 +103,8 @@ def _evaluate(
         return spec_path, at
 
     try:
-        if not checked:  # (the plan checked these once, as it read the needs)
-            list(kind.needs(item))  # a kind that cannot say what it reads has a bug
+        list(kind.needs(item))  # a kind that cannot say what it reads has a bug
+        if not pointers_well_formed(kind, item):  # (one quick walk; placed only if one fails)
             for where, value in kind.pointers(item):
                 problem = pointer_problem(value) if isinstance(value, str) else None
                 if problem is not None:
@@ -152,7 +147,6 @@ def check_consistency(
     only: Collection[int] | None = None,
     repeated: Collection[int] | None = None,
     record_count: int = 0,
-    checked: Collection[int] = frozenset(),
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
@@ -160,9 +154,7 @@ def check_consistency(
     of the spec (the results are theirs, in spec order; ``coverage --mutate`` re-judges only
     the assertions that read a changed record; ``repeated``: :func:`repeated_ids` of the
     spec's assertions, if already known). ``record_count``: how many records (besides the
-    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``.
-    ``checked``: the indexes of the assertions whose needs and pointers the plan found well
-    formed (:func:`verifier.plan.spec.needs_of`), not checked again here."""
+    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
@@ -248,7 +240,7 @@ def check_consistency(
                 f"{at}/kind" if "kind" in item else at,
             )
         else:
-            verdict = _evaluate(kind, item, ctx, spec_path, at, index in checked)
+            verdict = _evaluate(kind, item, ctx, spec_path, at)
         seen.add(aid)
         reads = tuple(dict.fromkeys(ctx.reads))
         status = verdict.status

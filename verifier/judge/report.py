@@ -126,7 +126,6 @@ def judge_records(
             spec_present,
             unread,
             record_count=record_count,
-            checked=records.checked,
         )
         ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
         for catalogue in options.documents:

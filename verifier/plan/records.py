@@ -37,8 +37,6 @@ class RecordPlan:
     results: dict[str, RecordResult] = field(default_factory=dict)  # the documents'
     kept: dict[str, Any] = field(default_factory=dict)  # documents kept whole
     index: NeedIndex | None = None
-    #: the spec's assertions whose needs and pointers the plan found well formed
-    checked: set[int] = field(default_factory=set)
 
     def is_record(self, inner: str) -> bool:
         return inner.startswith(self.records_dir.strip("/") + "/") and inner.endswith(".json")
@@ -89,7 +87,7 @@ class RecordPlan:
                 self.kept[path] = value
         needs: list[Need] = []
         if self.consistency:
-            needs.extend(needs_of(self.kept.get(self.spec_path), self.checked))
+            needs.extend(needs_of(self.kept.get(self.spec_path)))
         for path, value in self.kept.items():
             if path != self.spec_path:
                 needs.extend(selectors_in(value))
