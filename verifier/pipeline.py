@@ -24,6 +24,7 @@ from typing import Any
 from verifier.errors import UsageError
 from verifier.inspect.digest import _digest_bytes
 from verifier.inspect.gather import Facts, inspect_all
+from verifier.inspect.history import older_versions
 from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
@@ -99,7 +100,8 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         extra = [plan.task(source, n) for n in names if not facts.known(n)]
         inspect_all(source, records.bundle, extra, facts, options)
         facts.held.clear()
-    integrity = judge_integrity(plan, facts, source, first, names)
+    older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
+    integrity = judge_integrity(plan, facts, source, first, names, older)
     report = judge_records(plan, facts, integrity, options)
     details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
     return Run(

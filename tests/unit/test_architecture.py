@@ -226,3 +226,33 @@ def test_the_source_check_can_fail(code: str, tmp_path: Path) -> None:
         for s in tree.body
     )
     assert flagged
+
+
+#: what reads a source's bytes: a judge that called one would read inside the judging step
+_READING_METHODS = frozenset({"open", "read_whole", "read_many", "older_version", "walk"})
+
+
+def _judge_reads(tree: ast.Module) -> list[str]:
+    return sorted(
+        f".{node.func.attr}()"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _READING_METHODS
+    )
+
+
+def test_the_judges_never_read() -> None:
+    found = {
+        module: reads
+        for module, _, tree in _sources()
+        if module.startswith("verifier.judge.") and (reads := _judge_reads(tree))
+    }
+    # hints ask for index tasks (index_names walks the source's names, which the pipeline
+    # then inspects); that is the only walk the judge step's package holds
+    assert found == {"verifier.judge.hints": [".walk()"]}, found
+
+
+def test_the_read_check_can_fail() -> None:
+    tree = ast.parse("def judge(source):\n    return source.older_version('a', 'b')\n")
+    assert _judge_reads(tree) == [".older_version()"]

@@ -14,7 +14,8 @@ with the listed digest:
 To find other files with the listed bytes the rest of the source is hashed, once, only when a
 listed file is missing or mismatched, and at most :data:`MAX_INDEX_FILES` files. Hints never
 read: :func:`index_names` says which files they want inspected (extra tasks the pipeline
-runs), and :class:`Hinter` works from the facts.
+runs), the pipeline looks up the older versions (:mod:`verifier.inspect.history`), and
+:class:`Hinter` works from those facts.
 """
 
 from __future__ import annotations
@@ -62,8 +63,10 @@ class Hinter:
         relative: dict[str, str],
         base: str,
         manifest_rel: str | None,
+        older: Mapping[str, str] | None = None,
     ) -> None:
         self.source = source
+        self.older = older or {}  # where a path had its listed bytes (inspect/history.py)
         self.digests = digests  # every file inspected, the index's included
         self.names = names
         self.wanted = wanted
@@ -147,7 +150,7 @@ class Hinter:
                     "The file matches once its CRLF line endings are converted to LF: it was "
                     "probably hashed after its line endings were converted."
                 )
-            older = self.source.older_version(name, listed)
+            older = self.older.get(name)
             if older:
                 parts.append(f"The listed digest is this file as of {older}: a stale line.")
             others = [p for p in by_digest.get(listed, []) if p != name]
@@ -163,7 +166,7 @@ class Hinter:
                     f"The source holds {_names(variants)}: the same name in another Unicode "
                     "normalisation form or letter case."
                 )
-            older = self.source.older_version(name, listed)
+            older = self.older.get(name)
             if older:
                 parts.append(f"This path had the listed bytes as of {older}.")
             best = self.suggested_base()

@@ -6,6 +6,7 @@ as the extra tasks :func:`hint_names` asks for.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -47,15 +48,28 @@ def hint_names(plan: Plan, first: IntegrityOutcome, source: Source, hints: bool)
 
 
 def judge_integrity(
-    plan: Plan, facts: Facts, source: Source, first: IntegrityOutcome, names: list[str]
+    plan: Plan,
+    facts: Facts,
+    source: Source,
+    first: IntegrityOutcome,
+    names: list[str],
+    older: Mapping[str, str] | None = None,
 ) -> IntegrityOutcome:
-    """The integrity stage: ``first`` with its hints (from ``names``' facts), the layout's
-    other payload manifests and its tag manifests merged in, and the source's findings."""
+    """The integrity stage: ``first`` with its hints (from ``names``' facts and the ``older``
+    versions looked up for its problems), the layout's other payload manifests and its tag
+    manifests merged in, and the source's findings."""
     layout = plan.layout
     if names:
         manifest = plan.manifests[0]
         hinter = Hinter(
-            source, facts.digests, names, manifest.wanted, manifest.relative, plan.base, plan.rel
+            source,
+            facts.digests,
+            names,
+            manifest.wanted,
+            manifest.relative,
+            plan.base,
+            plan.rel,
+            older,
         )
         findings = first.stage.findings
         for problem, index in first.problems.items():
