@@ -100,6 +100,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         extra = [plan.task(source, n) for n in names if not facts.known(n)]
         inspect_all(source, records.bundle, extra, facts, options)
         facts.held.clear()
+    records.forget_needs()  # no task is made after this
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
     integrity = judge_integrity(plan, facts, source, first, names, older)
     report = judge_records(plan, facts, integrity, options)

@@ -95,5 +95,10 @@ class RecordPlan:
         self.index = NeedIndex(needs)
 
     def wants(self, inner: str) -> Wants:
-        assert self.index is not None, "prepare() first"
+        assert self.index is not None, "prepare() first (and not after forget_needs())"
         return self.index.wants(inner)
+
+    def forget_needs(self) -> None:
+        """Drop the need index once every task is made (a tenth of a large run's memory:
+        judging does not use it)."""
+        self.index = None
