@@ -39,15 +39,18 @@ class Facts:
         return name in self.digests or name in self.errors
 
     def add(self, task: FileTask, facts: FileFacts) -> None:
+        # keyed by the task's own name (the plan's string), not the copy a worker sent back
+        if facts.name != task.name:
+            raise RuntimeError(f"facts for {facts.name!r} came back for task {task.name!r}")
         if facts.error is not None:
-            self.errors[facts.name] = facts.error
+            self.errors[task.name] = facts.error
             return
         assert facts.digest is not None
-        self.digests[facts.name] = facts.digest
+        self.digests[task.name] = facts.digest
         if facts.record is not None and task.record is not None:
             self.records[task.record] = facts.record
         if facts.data is not None:
-            self.held[facts.name] = facts.data
+            self.held[task.name] = facts.data
 
 
 def inspect_all(
