@@ -148,3 +148,37 @@ def test_the_report_does_not_depend_on_the_hash_seed(damaged: Path, inline: str,
     )
     assert done.returncode == 1, done.stderr
     assert done.stdout.decode("utf-8") == inline
+
+
+@pytest.fixture(scope="module")
+def tarballs(damaged: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The damaged archive as an uncompressed tarball (its members read in place by the
+    workers) and as a gzipped one (read in one pass here)."""
+    import tarfile
+
+    out = tmp_path_factory.mktemp("tarballs")
+    made = {}
+    for name, mode in (("archive.tar", "w"), ("archive.tar.gz", "w:gz")):
+        with tarfile.open(out / name, mode, format=tarfile.PAX_FORMAT) as tar:  # type: ignore[call-overload]
+            for path in sorted(damaged.rglob("*")):
+                tar.add(path, arcname=path.relative_to(damaged).as_posix(), recursive=False)
+        made[name] = out / name
+    return made
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("archive.tar", "processes"), ("archive.tar.gz", "serial")]
+)
+def test_a_tarball_reads_the_same_in_workers_as_in_one_pass(
+    tarballs: dict[str, Path], name: str, expected: str
+) -> None:
+    """An uncompressed tarball's members are opened by the workers at their offsets; a
+    compressed one is read here in one pass whatever the executor; the report is the same
+    as the in-process one, and as the folder's findings."""
+    tarball = tarballs[name]
+    here = _json(run(tarball, Options(executor="inline", workers=2)))
+    spread = run(tarball, Options(executor="processes", workers=2))
+    assert _json(spread) == here
+    assert _ran(spread)["executor"] == expected
+    codes = {f["code"] for s in json.loads(here)["stages"] for f in s["findings"]}
+    assert {"manifest.mismatch", "manifest.unlisted", "assertion.failed"} <= codes

@@ -14,6 +14,7 @@ are hashed twice.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator
 from types import MappingProxyType
@@ -21,7 +22,7 @@ from typing import IO, Any
 
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
-from verifier.sources.interface import SourceError, Stream
+from verifier.sources.interface import Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 from verifier.sources.tarformat import (
     Charge,
@@ -30,6 +31,7 @@ from verifier.sources.tarformat import (
     TarDamage,
     TarReader,
     TarTrailing,
+    header_digest,
 )
 
 _ERRORS: tuple[type[BaseException], ...] = (
@@ -91,6 +93,10 @@ class TarSource(IndexedSource):
         if self.compression != "none":
             expand = max(limits.ratio_floor, int(limits.max_ratio * self._size))
         builder = IndexBuilder(limits, expand)
+        # where each member's content is in an uncompressed tarball: workers read it there
+        plain = self.compression == "none"
+        self._spans: dict[int, tuple[int, int, bytes]] = {}
+        self._stamp = _stamp(os.fstat(self._handle.fileno()))
         reader = self._reader(builder.charge)
         number = 0
         try:
@@ -102,6 +108,8 @@ class TarSource(IndexedSource):
                 size_of = member.size if member.etype is EntryType.FILE else 0
                 if not builder.add(member.name, member.etype, size_of, number - 1):
                     break
+                if plain and member.etype is EntryType.FILE:
+                    self._spans[number - 1] = (member.offset, member.size, member.header)
         except LimitReached:
             pass  # the builder's finding says which limit
         except HeaderTooLarge as exc:
@@ -177,6 +185,20 @@ class TarSource(IndexedSource):
         for name in wanted.values():
             yield name, OSError("the archive changed while it was read")
 
+    def opener(self) -> Opener | None:
+        """An uncompressed tarball's members are read where each worker runs, at the offsets
+        the index pass found; a compressed one is read here, in one pass."""
+        return TarOpener(self.path, self._stamp) if self._spans else None
+
+    def locate(self, name: str) -> Any:
+        # the member's span for a worker; a compressed tarball's tasks are read here by name
+        return self._spans.get(self.entry(name).ref, name)
+
+    def size_hint(self, name: str) -> int:
+        entry = self.index.entries.get(name)
+        span = self._spans.get(entry.ref) if entry is not None else None
+        return span[1] if span is not None else 0
+
     def identity(self) -> dict[str, Any]:
         digest, size = file_sha256(self.path)
         return {
@@ -188,3 +210,89 @@ class TarSource(IndexedSource):
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class _Span(io.RawIOBase):
+    """A member's content in an uncompressed tarball: ``size`` bytes from ``offset``, read
+    with ``pread`` (so streams of one handle do not share a position); short is damage."""
+
+    def __init__(self, fd: int, offset: int, size: int) -> None:
+        super().__init__()
+        self._fd, self._at, self._left = fd, offset, size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._left <= 0 or not len(view):
+            return 0
+        data = os.pread(self._fd, min(len(view), self._left), self._at)
+        if not data:
+            raise OSError("the archive ends inside this member's content (it changed)")
+        n = len(data)
+        view[:n] = data
+        self._at += n
+        self._left -= n
+        return n
+
+
+class TarOpener(Opener):
+    """Opens the members of an uncompressed tarball in a worker, by the span each task
+    carries (content offset, size, and a digest of the header block before it). The worker
+    opens the tarball itself, checks that it is the file the index pass read (device, inode,
+    size and modification time) and that each member's header block is the one indexed, then
+    reads the content in place: the index pass's safety checks hold for what it reads."""
+
+    def __init__(self, path: str, stamp: tuple[int, int, int, int]) -> None:
+        self.path = path
+        self.stamp = stamp
+        self._fd: int | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "stamp": self.stamp}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], tuple(state["stamp"]))  # type: ignore[misc]
+
+    def _open(self, offset: int, header: bytes) -> int:
+        if self._fd is None:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            if _stamp(os.fstat(fd)) != self.stamp:
+                os.close(fd)
+                raise OSError("the tarball changed while it was read")
+            self._fd = fd
+        block = os.pread(self._fd, HEADER, offset - HEADER) if offset >= HEADER else b""
+        if header_digest(block) != header:
+            raise OSError("the tarball changed while it was read (a member's header differs)")
+        return self._fd
+
+    def open(self, name: str, where: Any) -> Stream:
+        offset, size, header = where
+        return _Span(self._open(offset, header), offset, size)
+
+    def read_whole(self, name: str, where: Any) -> bytes | None:
+        offset, size, header = where
+        fd = self._open(offset, header)
+        parts: list[bytes] = []
+        at, left = offset, size
+        while left > 0:
+            data = os.pread(fd, left, at)
+            if not data:
+                raise OSError("the archive ends inside this member's content (it changed)")
+            parts.append(data)
+            at += len(data)
+            left -= len(data)
+        return b"".join(parts)
+
+    def __del__(self) -> None:  # a worker's copy: closed when the worker lets it go
+        self.close()
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

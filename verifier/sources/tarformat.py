@@ -26,6 +26,7 @@ input instead:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -81,6 +82,7 @@ class TarMember:
     size: int  # content bytes that follow the header
     offset: int  # where the content starts in the (decompressed) stream
     problem: str = ""  # why tar programs would read the name differently, if they would
+    header: bytes = b""  # a digest of the header block just before the content
 
 
 def _name(raw: bytes) -> str:
@@ -104,6 +106,12 @@ def number(field: bytes) -> int:
     if any(c not in b"01234567" for c in text):
         raise TarDamage(f"a header holds a malformed number {text[:20]!r}")
     return int(text, 8)
+
+
+def header_digest(block: bytes) -> bytes:
+    """What a worker compares the header block before a member's content with, to know the
+    tarball it opens is the one indexed (:class:`verifier.sources.tar.TarOpener`)."""
+    return hashlib.blake2b(block, digest_size=16).digest()
 
 
 def checksum_ok(block: bytes) -> bool:
@@ -283,7 +291,7 @@ class TarReader:
                 f"the {etype.value} header {_name(name)} declares {size} bytes of "
                 "content; tar programs disagree on whether they follow"
             )
-        member = TarMember(_name(name), etype, size, self.pos, problem)
+        member = TarMember(_name(name), etype, size, self.pos, problem, header_digest(block))
         self._next_header = self.pos + -(-size // BLOCK) * BLOCK
         self.last = member.name
         return member
