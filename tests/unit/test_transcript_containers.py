@@ -231,3 +231,15 @@ def test_an_unresolved_reference_is_a_finding_and_resolved_ones_are_read() -> No
         ("transcript.unresolved-reference", "/samples/0/messages/3")
     ]
     assert report.calls == 1 and report.results == 1
+
+
+@pytest.mark.parametrize("reader", list(CONTAINERS))
+def test_every_reader_takes_every_other_file_without_crashing(reader: str) -> None:
+    """A wrong --shape is a finding (transcript.malformed), never an exception."""
+    for case in [*corpus(), *sorted((REPO / "tests" / "cases" / "transcripts").glob("*/*"))]:
+        report = check_bytes(case.read_bytes(), str(case), reader)
+        if case.parent.name != reader:
+            assert report.findings or report.transcripts, case
+    for data in (b"", b"[]", b"{}", b"null", b"[1, 2]", b'{"a": 1}\n{"b": 2}\n', b"PK\x03\x04xx"):
+        check_bytes(data, "x.jsonl", reader)
+        check_bytes(data, "x.json", reader)

@@ -245,7 +245,7 @@ def check_bytes(data: bytes, path: str, shape: str | None = None, leaf: bool = F
         path,
         loaded.shape.name,
         loaded.shape_source,
-        len(loaded.entries),
+        len(loaded.document.messages),
         calls,
         results,
         loaded.findings(),

@@ -36,6 +36,8 @@ def _plan(shape: Shape, messages: list[Any], pairing: Pairing) -> _Plan:
     new_parts: dict[int, list[Any]] = {}  # part shapes: parts of a new message before index
     for call, at in sorted(pairing.dangling, key=lambda d: (d[0].index, d[0].slot)):
         made = shape.synthetic(call, messages)
+        if made is None:
+            continue  # the shape has no result of its own for this call (an MCP call)
         e, s = at.index, at.slot
         where_end = "at the end of the history" if e >= n else f"before message {e}"
         if not shape.part_layout:

@@ -260,6 +260,8 @@ class InspectLog(Reader):
         if parsed.value is None:
             return self._read_zip(parsed)
         log = parsed.value
+        if not isinstance(log, dict) or not isinstance(log.get("samples"), list):
+            raise ContainerError("not an Inspect log: no 'samples' array")
         task = self._task(log.get("eval"))
         out = []
         for s, sample in enumerate(log["samples"]):

@@ -155,6 +155,9 @@ def check_container(found: Found, path: str, leaf: bool = False) -> ContainerRes
     try:
         if parsed.value is None and reader.name != "inspect":
             raise ContainerError(f"not JSON or JSON Lines: {parsed.error or 'empty'}")
+        if reader.lines != parsed.is_lines and parsed.value is not None:
+            want = "JSON Lines" if reader.lines else "one JSON text"
+            raise ContainerError(f"the file is not {want}")
         transcripts = reader.read(parsed, leaf)
     except ContainerError as exc:
         finding = Finding(
