@@ -230,6 +230,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "a container's reference (an Inspect message pool id, an attachment:// link) "
             "resolves to nothing",
         ),
+        "transcript.unmatched-pattern": (
+            Stage.VALIDITY,
+            "an entry of the assertion spec's 'transcripts' list matches no file the manifest "
+            "lists: no container was checked for it",
+        ),
         "transcript.unreadable-member": (
             Stage.VALIDITY,
             "a container's member could not be read: refused by the zip safety rules, damaged, "
@@ -333,6 +338,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.abandoned-dangling-call": Severity.NOTE,  # the run did not continue there
         "transcript.unresolved-reference": Severity.ERROR,
         "transcript.unreadable-member": Severity.ERROR,  # a history not read is never a pass
+        "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,
         "coverage.unread": Severity.ERROR,  # a record not audited is never a pass

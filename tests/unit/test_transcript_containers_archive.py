@@ -113,3 +113,11 @@ def test_a_record_declaring_the_container_schema(tmp_path: Path) -> None:
     (root / "evidence" / "run-swe.json").write_text(json.dumps(bad), "utf-8")
     rewrite_manifest(root)
     assert validity(check(root)) == [("transcript.dangling-call", "evidence/run-swe.json")]
+
+
+def test_a_transcripts_entry_that_matches_nothing_is_a_finding(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    add_runs(root, {}, [{"files": "evidence/runs/*.jsonl"}])
+    report = check(root)
+    assert validity(report) == [("transcript.unmatched-pattern", SPEC)]
+    assert not report.ok
