@@ -147,7 +147,19 @@ def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairR
         if pairing.dangling or pairing.unmatched:
             plan.append((t, pairing))
             _, made = repaired_messages(t.shape, t.messages, pairing)
-            added.extend(Added(a.call, f"{t.name}: {a.where}") for a in made)
+            closed = {call: at for call, at in pairing.dangling}
+            for a in made:
+                where = a.where
+                if reader.name == "atif":  # into the call's own step
+                    where = f"into the results of step {a.call.index} (its call's)"
+                elif reader.lines and t.shape.part_layout:  # Claude Code: a line of its own
+                    at = closed[a.call].index
+                    where = (
+                        f"new line before message {at}"
+                        if at < len(t.messages)
+                        else "new line at the end of the path"
+                    )
+                added.append(Added(a.call, f"{t.name}: {where}"))
             dropped.extend(Dropped(r, code) for r, code in pairing.unmatched)
     output = data
     if plan:
