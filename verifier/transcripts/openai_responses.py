@@ -65,7 +65,8 @@ class OpenAIResponses(Shape):
     def features(self, messages: list[Any]) -> bool:
         return any(
             isinstance(m, dict)
-            and m.get("type") in _FEATURES
+            and isinstance(m.get("type"), str)
+            and m["type"] in _FEATURES
             and (m["type"] != "message" or "role" in m)
             for m in messages
         )

@@ -167,6 +167,13 @@ def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairR
             output = reader.write(found.parsed, plan)
         except ContainerError as exc:
             raise CannotRun(f"{path}: {exc}") from None
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            # the checker read it, but an entry the writer must relink is not the form the
+            # format defines (an id that is not a string, a line without its message, ...)
+            raise CannotRun(
+                f"{path}: not repaired: the {reader.title} file has entries repair cannot "
+                f"rewrite safely ({type(exc).__name__}); check it for transcript.malformed"
+            ) from None
     again = check_container(container_of(output, path, reader.name) or found, path, leaf)
     remaining = [replace(f, path="") for f in again.findings]
     return RepairResult(path, reader.name, found.source, output, added, dropped, remaining, scope)

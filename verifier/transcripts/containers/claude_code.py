@@ -95,6 +95,9 @@ class ClaudeCode(Reader):
         by_order = {n.order: n for n in nodes}
         key_of = {n.key: n.order for n in nodes}
 
+        # the last chain seen (held, so it is compared by identity) and its message ids
+        on_path: list[tuple[set[str], int, set[str]]] = []
+
         def absorbable(node: Node, chain: set[str]) -> bool:
             v = values[node.order]
             msg = _message(v)
@@ -103,13 +106,22 @@ class ClaudeCode(Reader):
             if v.get("type") == "user":
                 return _results_only(msg)
             mid = msg.get("id")
-            on_path = {
-                m.get("id")
-                for k in chain
-                if (m := _message(values[key_of[k]])) is not None
-                and values[key_of[k]].get("type") == "assistant"
-            }
-            return isinstance(mid, str) and ids.get(mid, 0) > 1 and mid in on_path
+            if not isinstance(mid, str) or ids.get(mid, 0) < 2:
+                return False
+            last = on_path[-1] if on_path else None
+            if last is None or last[0] is not chain or last[1] != len(chain):
+                found = set()
+                for k in chain:  # the chain grew, or is another path's: count it again
+                    line = values[key_of[k]]
+                    m = _message(line)
+                    if (
+                        m is not None
+                        and line.get("type") == "assistant"
+                        and isinstance(m.get("id"), str)
+                    ):
+                        found.add(m["id"])
+                on_path[:] = [(chain, len(chain), found)]
+            return mid in on_path[-1][2]
 
         root_of = roots(nodes)
         groups: dict[str, list[Node]] = {}
@@ -151,6 +163,7 @@ class ClaudeCode(Reader):
                 and isinstance(mid, str)
                 and mid in last_assistant
                 and blocks is not None
+                and isinstance(messages[last_assistant[mid]]["content"], list)
             ):
                 i = last_assistant[mid]
                 messages[i]["content"].extend(blocks)
