@@ -230,6 +230,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "a container's reference (an Inspect message pool id, an attachment:// link) "
             "resolves to nothing",
         ),
+        "transcript.too-many-branches": (
+            Stage.VALIDITY,
+            "a tree history has more abandoned branches than are checked (200 per tree); the "
+            "rest were not checked",
+        ),
         "transcript.unmatched-pattern": (
             Stage.VALIDITY,
             "an entry of the assertion spec's 'transcripts' list matches no file the manifest "
@@ -339,6 +344,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.unresolved-reference": Severity.ERROR,
         "transcript.unreadable-member": Severity.ERROR,  # a history not read is never a pass
         "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
+        "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,
         "coverage.unread": Severity.ERROR,  # a record not audited is never a pass

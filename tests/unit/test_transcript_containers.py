@@ -243,3 +243,19 @@ def test_every_reader_takes_every_other_file_without_crashing(reader: str) -> No
     for data in (b"", b"[]", b"{}", b"null", b"[1, 2]", b'{"a": 1}\n{"b": 2}\n', b"PK\x03\x04xx"):
         check_bytes(data, "x.jsonl", reader)
         check_bytes(data, "x.json", reader)
+
+
+def test_a_star_shaped_tree_is_bounded_and_says_what_it_did_not_check() -> None:
+    from verifier.transcripts.containers.tree import MAX_BRANCHES
+
+    rows: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "s"}]
+    rows.append({"type": "message", "id": "r", "parentId": None, "message": {"role": "user"}})
+    for k in range(MAX_BRANCHES + 50):  # every branch a new prompt off the root
+        msg = {"role": "user", "content": f"try {k}"}
+        rows.append({"type": "message", "id": f"b{k}", "parentId": "r", "message": msg})
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    report = check_bytes(data, "star.jsonl")
+    assert len(report.transcripts) == MAX_BRANCHES + 1
+    assert [f.code for f in report.findings] == ["transcript.too-many-branches"]
+    assert "49 more abandoned branches" in report.findings[0].message
+    assert not report.ok

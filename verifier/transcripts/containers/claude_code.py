@@ -27,7 +27,7 @@ from typing import Any
 from verifier.json.write import dumps
 from verifier.transcripts.anthropic import SHAPE as ANTHROPIC
 from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
-from verifier.transcripts.containers.tree import Node, paths, roots
+from verifier.transcripts.containers.tree import Node, paths, roots, skipped_problem
 from verifier.transcripts.interface import ShapeError, text_of
 from verifier.transcripts.pairing import (
     Boundary,
@@ -140,6 +140,7 @@ class ClaudeCode(Reader):
                 label = f"{kind} from {root[:12]}, path to leaf {str(leaf)[:12]} ({state})"
                 meta = {"leaf": leaf, "sidechain": side}
                 out.append(self._transcript(parsed, list(p.members), label, p.active, meta))
+                out[-1].problems.extend(skipped_problem(p))
         return out
 
     def _transcript(

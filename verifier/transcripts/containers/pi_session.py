@@ -30,7 +30,7 @@ from verifier.transcripts.containers.interface import (
     Transcript,
     obj,
 )
-from verifier.transcripts.containers.tree import Node, paths
+from verifier.transcripts.containers.tree import Node, paths, skipped_problem
 from verifier.transcripts.pairing import Call, Entry, Pairing
 from verifier.transcripts.pi import SHAPE as PI
 from verifier.transcripts.rewrite import repaired_messages
@@ -122,6 +122,7 @@ class PiSession(Reader):
                     {"leaf": leaf, "path": [values[k]["id"] for k in p.members]},
                 )
             )
+            out[-1].problems.extend(skipped_problem(p))
         return out
 
     def _transcript(

@@ -16,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from verifier.transcripts.pairing import Problem
+
+TOO_MANY = "transcript.too-many-branches"
+
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -24,12 +28,16 @@ class Node:
     order: int  # position in the file (the line), which is the order it was written
 
 
+MAX_BRANCHES = 200  # abandoned paths checked per tree; the rest are counted, not walked
+
+
 @dataclass(frozen=True, slots=True)
 class TreePath:
     leaf: str
     members: tuple[int, ...]  # the orders of its nodes, sorted (file order)
     active: bool
     fork: int | None  # the order of the first node not on the active path (abandoned only)
+    skipped: int = 0  # the active path only: abandoned leaves beyond MAX_BRANCHES, not checked
 
 
 def _parents(nodes: list[Node]) -> dict[str, str | None]:
@@ -115,8 +123,12 @@ def paths(
     active = members(active_leaf.key)
     out: list[TreePath] = []
     covered: set[str] = set(active)
+    skipped = 0
     for leaf in sorted(leaves, key=lambda n: n.order):
         if leaf.key == active_leaf.key or leaf_only or leaf.key in covered:
+            continue
+        if len(out) >= MAX_BRANCHES:  # bounded work on a hostile tree: counted, never hidden
+            skipped += 1
             continue
         got = members(leaf.key)
         covered |= got
@@ -124,8 +136,25 @@ def paths(
         fork = min((by_key[k].order for k in got - active), default=None)
         out.append(TreePath(leaf.key, orders, False, fork))
     orders = tuple(sorted(by_key[k].order for k in active))
-    out.append(TreePath(active_leaf.key, orders, True, None))
+    out.append(TreePath(active_leaf.key, orders, True, None, skipped))
     return out
 
 
-__all__ = ["Node", "TreePath", "paths", "roots"]
+__all__ = ["MAX_BRANCHES", "TOO_MANY", "Node", "TreePath", "paths", "roots", "skipped_problem"]
+
+
+def skipped_problem(path: TreePath) -> list[Problem]:
+    """The finding for abandoned branches not checked (none when every one was)."""
+    if not path.skipped:
+        return []
+    return [
+        Problem(
+            TOO_MANY,
+            0,
+            0,
+            "",
+            "",
+            f"the tree has {path.skipped} more abandoned branches than the {MAX_BRANCHES} "
+            "checked; they were not checked",
+        )
+    ]
