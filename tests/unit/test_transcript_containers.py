@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import io
 import json
+import struct
+import sys
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, require_module
 from verifier.transcripts.check import CannotRun, check_bytes
 from verifier.transcripts.containers import CONTAINERS
 from verifier.transcripts.pairing import INTERRUPTED_MARKER
@@ -194,17 +197,47 @@ def _set_method(data: bytes, name: str, method: int) -> bytes:
     return bytes(out)
 
 
-def test_a_zstd_member_is_decoded_or_a_clear_finding() -> None:
+def _zstd_eval(members: dict[str, bytes], compress: Any) -> bytes:
+    """A zip whose members are zstd-compressed (method 93), written field by field: zipfile
+    writes method 93 only from Python 3.14."""
+    local, central = bytearray(), bytearray()
+    for name, data in members.items():
+        packed, raw = compress(data), name.encode()
+        crc, offset = zlib.crc32(data), len(local)
+        fields = (20, 0x800, 93, 0, 0x5A21, crc, len(packed), len(data), len(raw), 0)
+        local += struct.pack("<4s5HL2L2H", b"PK\x03\x04", *fields) + raw + packed
+        central += struct.pack("<4s6HL2L5H2L", b"PK\x01\x02", 20, *fields, 0, 0, 0, 0, offset) + raw
+    end = struct.pack(
+        "<4s4H2LH", b"PK\x05\x06", 0, 0, len(members), len(members), len(central), len(local), 0
+    )
+    return bytes(local + central + end)
+
+
+def test_zstd_members_are_decoded_with_zstandard(monkeypatch: pytest.MonkeyPatch) -> None:
+    zstandard = require_module("zstandard", "zstandard (the Inspect .eval zstd members)")
+    data = _zstd_eval(_samples(), zstandard.ZstdCompressor().compress)
+    report = check_bytes(data, "run.eval")
+    assert [(f.code, f.call_id) for f in report.findings] == [("transcript.dangling-call", "c2")]
+    assert len(report.transcripts) == 2
+    # a damaged frame, and a member whose CRC-32 does not match, are findings
+    members = _samples()
+    bad = _zstd_eval(members, lambda d: zstandard.ZstdCompressor().compress(d)[:-3])
+    assert {f.code for f in check_bytes(bad, "run.eval").findings} == {
+        "transcript.unreadable-member"
+    }
+    # without zstandard: a clear finding naming the package, the other members still read
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    report = check_bytes(data, "run.eval")
+    assert {f.code for f in report.findings} == {"transcript.unreadable-member"}
+    assert "install the 'zstandard' package" in report.findings[0].message
+    assert not report.ok
+
+
+def test_a_stored_member_marked_zstd_is_a_finding_either_way() -> None:
     data = _set_method(_eval(_samples(), zipfile.ZIP_STORED), "samples/2_epoch_1.json", 93)
     report = check_bytes(data, "run.eval")
-    try:
-        import zstandard  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        got = [(f.code, f.transcript) for f in report.findings]
-        assert got == [("transcript.unreadable-member", "samples/2_epoch_1.json")]
-        assert "zstandard" in report.findings[0].message
-    else:  # a stored member marked zstd is not a zstd frame: damaged, still a finding
-        assert [f.code for f in report.findings] == ["transcript.unreadable-member"]
+    got = [(f.code, f.transcript) for f in report.findings]
+    assert got == [("transcript.unreadable-member", "samples/2_epoch_1.json")]
     assert not report.ok
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from typing import Any
 
 from verifier.json.write import dumps
@@ -206,7 +207,7 @@ def _member_data(
     budget[0] -= size
     if info.compress_type == ZSTD:
         try:
-            import zstandard  # type: ignore[import-not-found]
+            import zstandard  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             raise ContainerError(
                 f"{name} is compressed with zstd (zip method 93), which this Python cannot "
@@ -221,8 +222,10 @@ def _member_data(
             out: bytes = zstandard.ZstdDecompressor().decompress(raw, max_output_size=size)
         except zstandard.ZstdError as exc:
             raise ContainerError(f"{name}: damaged zstd member ({exc})", UNREADABLE) from None
-        if len(out) != size:
-            raise ContainerError(f"{name}: the member is not the size it declares", UNREADABLE)
+        if len(out) != size or zlib.crc32(out) != info.CRC:
+            raise ContainerError(
+                f"{name}: the zstd member is not the size or CRC-32 it declares", UNREADABLE
+            )
         return out
     try:
         with open_member(archive, info) as stream:
