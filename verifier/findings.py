@@ -220,6 +220,31 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.VALIDITY,
             "a transcript's messages look like more than one message shape; none is guessed",
         ),
+        "transcript.abandoned-dangling-call": (
+            Stage.VALIDITY,
+            "on an abandoned branch of a tree history (not the path the run continued on), a "
+            "tool call has no result inside its answer window",
+        ),
+        "transcript.unresolved-reference": (
+            Stage.VALIDITY,
+            "a container's reference (an Inspect message pool id, an attachment:// link) "
+            "resolves to nothing",
+        ),
+        "transcript.too-many-branches": (
+            Stage.VALIDITY,
+            "a tree history has more abandoned branches than are checked (200 per tree); the "
+            "rest were not checked",
+        ),
+        "transcript.unmatched-pattern": (
+            Stage.VALIDITY,
+            "an entry of the assertion spec's 'transcripts' list matches no file the manifest "
+            "lists: no container was checked for it",
+        ),
+        "transcript.unreadable-member": (
+            Stage.VALIDITY,
+            "a container's member could not be read: refused by the zip safety rules, damaged, "
+            "or compressed with a method that cannot be decoded here (zstd without zstandard)",
+        ),
         # verify-evidence coverage: its own report's findings, never a check's.
         "coverage.uncovered": (
             Stage.COVERAGE,
@@ -315,6 +340,11 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.unmarked-interruption": Severity.ERROR,
         "transcript.malformed": Severity.ERROR,
         "transcript.ambiguous-shape": Severity.ERROR,  # nothing in it was paired
+        "transcript.abandoned-dangling-call": Severity.NOTE,  # the run did not continue there
+        "transcript.unresolved-reference": Severity.ERROR,
+        "transcript.unreadable-member": Severity.ERROR,  # a history not read is never a pass
+        "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
+        "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,
         "coverage.unread": Severity.ERROR,  # a record not audited is never a pass
@@ -348,6 +378,7 @@ class Finding:
     index: int | None = None
     call_id: str | None = None
     tool: str | None = None
+    transcript: str | None = None  # in a container of several: which one (sample, path)
 
     @property
     def stage(self) -> Stage:
@@ -376,6 +407,7 @@ class Finding:
             ("index", self.index),
             ("callId", self.call_id),
             ("tool", self.tool),
+            ("transcript", self.transcript),
         ):
             if value is not None:
                 out[key] = value

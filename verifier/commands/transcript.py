@@ -28,6 +28,7 @@ from verifier.commands import (
 )
 from verifier.commands.output import format_choices, format_help
 from verifier.transcripts import SHAPES
+from verifier.transcripts.containers import CONTAINERS
 from verifier.views.transcript import TRANSCRIPT
 
 if TYPE_CHECKING:
@@ -40,13 +41,24 @@ else:
 
 # The registry's names (read without importing one adapter)
 SHAPE_NAMES = ", ".join(SHAPES)
+CONTAINER_NAMES = ", ".join(CONTAINERS)
 
 ShapeOpt = Annotated[
     str | None,
     typer.Option(
         "--shape",
         "-s",
-        help=f"The message shape ({SHAPE_NAMES}); detected when not given.",
+        help=f"The message shape ({SHAPE_NAMES}) or harness container ({CONTAINER_NAMES}); "
+        "detected when not given.",
+    ),
+]
+
+LeafOpt = Annotated[
+    bool,
+    typer.Option(
+        "--leaf",
+        help="In a tree history (Pi, Claude Code), check only the path to the active leaf (the "
+        "entry written last); without it every root-to-leaf path is checked.",
     ),
 ]
 
@@ -54,7 +66,9 @@ ShapeOpt = Annotated[
 app = typer.Typer(
     name="transcript",
     help="Check or repair tool-call histories (OpenAI Chat and Responses, Anthropic, Gemini, "
-    "pydantic-ai, Pi): every call gets exactly one result inside its answer window.",
+    "pydantic-ai, Pi; and harness containers: Pi and Claude Code sessions, SWE-agent, "
+    "OpenHands, ATIF, Inspect logs): every call gets exactly one result inside its answer "
+    "window.",
     invoke_without_command=True,
     rich_markup_mode=None,
 )
@@ -94,6 +108,7 @@ def check(
     ] = Format.AUTO,
     no_color: NoColorOpt = False,
     fail_on: FailOnOpt = FailOn.ERROR,
+    leaf: LeafOpt = False,
 ) -> int:
     """Check that every tool call has exactly one result inside its answer window.
 
@@ -102,7 +117,7 @@ def check(
     from verifier.transcripts.check import CannotRun, check_files
 
     try:
-        report = check_files([os.fspath(f) for f in files], shape)
+        report = check_files([os.fspath(f) for f in files], shape, leaf)
     except CannotRun as exc:
         return _cannot(str(exc))
     if fmt is Format.AUTO and use_rich(True, no_color):
@@ -126,6 +141,7 @@ def repair(
     ],
     shape: ShapeOpt = None,
     fail_on: FailOnOpt = FailOn.ERROR,
+    leaf: LeafOpt = False,
 ) -> int:
     """Close every dangling tool call with an explicit 'not run: the turn was interrupted'.
 
@@ -142,7 +158,7 @@ def repair(
     if target != "-" and _same_file(source, target):
         return _cannot(f"refusing to write over the input {source}; give another --output")
     try:
-        result = repair_bytes(read_bytes(source), source, shape)
+        result = repair_bytes(read_bytes(source), source, shape, leaf)
     except CannotRun as exc:
         return _cannot(str(exc))
     if target == "-":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes
-from verifier.inspect.record import RecordResult, process_record
+from verifier.inspect.record import RecordResult, process_container, process_record
 from verifier.inspect.schemas import Prepared
 from verifier.plan.plan import FileTask
 from verifier.sources.interface import Stream
@@ -60,7 +60,9 @@ def inspect(context: InspectContext, task: FileTask, stream: Stream | None = Non
     if task.role in ("document", "schema"):
         return FileFacts(task.name, digest, None, None, data)
     record = None
-    if task.record is not None:
+    if task.record is not None and task.container is not None:
+        record = process_container(context.bundle, task.record, data, *task.container)
+    elif task.record is not None:
         record = process_record(context.bundle, task.record, data, task.wants)[0]
     return FileFacts(task.name, digest, None, record)
 

@@ -10,7 +10,7 @@ from verifier.findings import Finding
 from verifier.inspect.schemas import Prepared, _parse
 from verifier.inspect.values import extract
 from verifier.plan.needs import Extracted, Wants
-from verifier.transcripts.archive import check_transcript_record
+from verifier.transcripts.archive import check_container_file, check_transcript_record
 
 
 class RecordResult(NamedTuple):
@@ -43,6 +43,16 @@ def process_record(
     extracted = extract(value, wants) if wants else None
     found: Sequence[Finding] = findings if findings and prep.validate else _NONE
     return RecordResult(found, transcript, True, checked, extracted), (value if keep else None)
+
+
+def process_container(
+    prep: Prepared, path: str, data: bytes, shape: str | None, leaf: bool
+) -> RecordResult:
+    """A file the spec declares a transcript container: every transcript in it checked (from
+    its hashed bytes, whatever its format); it is not a JSON record, so it has no schema."""
+    if not prep.validate:
+        return RecordResult(_NONE, _NONE, False, 0, None)
+    return RecordResult(_NONE, tuple(check_container_file(path, data, shape, leaf)), False, 0, None)
 
 
 _NONE: tuple[Finding, ...] = ()  # one shared empty result: most records have no findings

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from verifier.findings import Stage
+from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
 from verifier.inspect.schemas import is_schema_path
 from verifier.judge.catalogue import check_catalogue
@@ -115,6 +115,8 @@ def judge_records(
     stages = options.stages
     listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
     validity = check_validity(records.bundle, results, store)
+    if "validity" in stages:
+        validity.stage.findings.extend(unmatched_containers(records, listed))
     spec_present = options.assertions in results or any(
         f.path == prefix + options.assertions for f in integrity.files
     )
@@ -167,6 +169,27 @@ def judge_records(
         content_root=content,
     )
     return report
+
+
+def unmatched_containers(records: Any, listed: set[str]) -> list[Finding]:
+    """A ``transcripts`` entry of the spec that matches no listed file checked nothing: a
+    finding, never a silent pass."""
+    from verifier.json.pointer import Glob
+
+    out = []
+    for k, (pattern, _, _) in enumerate(records.containers):
+        glob = Glob(pattern)
+        if not any(glob.match(p) for p in listed if p != records.spec_path):
+            out.append(
+                Finding(
+                    "transcript.unmatched-pattern",
+                    records.spec_path,
+                    f"The transcripts entry {pattern!r} matches no file the manifest lists, so "
+                    "no container was checked for it.",
+                    f"/transcripts/{k}/files",
+                )
+            )
+    return out
 
 
 def _under(prefix: str, path: str) -> str:

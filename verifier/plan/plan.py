@@ -37,6 +37,7 @@ class FileTask(NamedTuple):
     variants: bool
     algorithms: tuple[str, ...]  # further hashlib algorithms, from the same read
     wants: Wants = ()  # what a record must yield
+    container: tuple[str | None, bool] | None = None  # a transcript container: (shape, leaf)
 
 
 def weight(task: FileTask) -> int:
@@ -115,4 +116,5 @@ class Plan:
             listed is not None,
             self.algorithms(name),
             wants,
+            records.container_of(inner) if role == "record" and inner is not None else None,
         )

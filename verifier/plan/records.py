@@ -16,8 +16,9 @@ from typing import Any
 
 from verifier.inspect.record import RecordResult, process_record
 from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
+from verifier.json.pointer import Glob
 from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
-from verifier.plan.spec import DEFAULT_SPEC, needs_of
+from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
 
 
 @dataclass(slots=True)
@@ -37,9 +38,21 @@ class RecordPlan:
     results: dict[str, RecordResult] = field(default_factory=dict)  # the documents'
     kept: dict[str, Any] = field(default_factory=dict)  # documents kept whole
     index: NeedIndex | None = None
+    #: the spec's ``transcripts`` list: (glob, shape or None, leaf), read in :meth:`prepare`
+    containers: tuple[tuple[str, str | None, bool], ...] = ()
 
     def is_record(self, inner: str) -> bool:
+        if self.container_of(inner) is not None:
+            return True
         return inner.startswith(self.records_dir.strip("/") + "/") and inner.endswith(".json")
+
+    def container_of(self, inner: str) -> tuple[str | None, bool] | None:
+        """The shape (``None``: detected) and ``--leaf`` of a file the spec declares a
+        transcript container, or ``None``."""
+        for pattern, shape, leaf in self.containers:
+            if inner != self.spec_path and Glob(pattern).match(inner):
+                return shape, leaf
+        return None
 
     def inner(self, name: str) -> str | None:
         """The record path inside the content root of a source path, or ``None`` if it is
@@ -85,6 +98,7 @@ class RecordPlan:
             self.results[path] = result
             if value is not None:
                 self.kept[path] = value
+        self.containers = containers_in(self.kept.get(self.spec_path))
         needs: list[Need] = []
         if self.consistency:
             needs.extend(needs_of(self.kept.get(self.spec_path)))

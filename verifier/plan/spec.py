@@ -28,3 +28,18 @@ def needs_of(spec: Any) -> Iterator[Need]:
         except Exception:  # a bug in the kind: evaluating it reports an internal error
             continue
         yield from needs
+
+
+def containers_in(spec: Any) -> tuple[tuple[str, str | None, bool], ...]:
+    """The spec's ``transcripts`` list: files to check as transcript containers, each
+    ``{"files": GLOB, "shape": NAME?, "leaf": BOOL?}`` (malformed entries are skipped here;
+    the spec's schema reports them)."""
+    items = spec.get("transcripts") if isinstance(spec, dict) else None
+    out: list[tuple[str, str | None, bool]] = []
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("files"), str) and item["files"]:
+            shape = item.get("shape")
+            out.append(
+                (item["files"], shape if isinstance(shape, str) else None, item.get("leaf") is True)
+            )
+    return tuple(out)

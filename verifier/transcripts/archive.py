@@ -9,6 +9,12 @@ finding too, never a guessed shape: ``transcript.ambiguous-shape`` when it looks
 than one shape, ``transcript.malformed`` when it fits none. A plain role/content history with
 no tool traffic reads the same in every shape, and has nothing to pair. Records are never
 read again from disk: this works on what validity parsed.
+
+Harness containers (issue 17) are checked here too: a record whose ``$schema`` is
+:data:`CONTAINER_SCHEMA` (its ``container`` member names the reader, or its features tell),
+and any file the assertion spec's ``transcripts`` list declares (``{"files": GLOB, "shape":
+NAME?, "leaf": BOOL?}``), read from the bytes integrity hashed, whatever its format (JSON
+Lines sessions, ``.traj``, an Inspect ``.eval`` zip).
 """
 
 from __future__ import annotations
@@ -16,10 +22,12 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.findings import Finding
-from verifier.transcripts import Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.pairing import MALFORMED, pair
 
 RECORD_KIND = "transcript"
+#: a record declaring this schema is a harness container (``container`` names its reader)
+CONTAINER_SCHEMA = "https://verifier.invalid/schemas/transcript-container.schema.json"
 
 
 def shape_of(messages: list[Any]) -> Shape:
@@ -36,8 +44,66 @@ def check_transcript_records(records: dict[str, Any]) -> list[Finding]:
     return findings
 
 
+def check_container_file(
+    path: str, data: bytes, shape: str | None = None, leaf: bool = False
+) -> list[Finding]:
+    """Findings for an archive file the spec declares a container (``transcripts``): read
+    as ``transcript check`` reads it (``shape`` a container or message shape, or detected),
+    every transcript it holds checked; findings carry the archive path."""
+    from dataclasses import replace
+
+    from verifier.transcripts.check import CannotRun, check_bytes
+
+    try:
+        report = check_bytes(data, path, shape, leaf)
+    except CannotRun as exc:  # an unknown shape name in the spec
+        return [Finding(MALFORMED, path, f"Not read as a transcript: {exc}.")]
+    if not report.findings and not report.calls and not report.results and not report.messages:
+        return [Finding(MALFORMED, path, "Not read as a transcript: it holds no history.")]
+    return [replace(f, path=path) for f in report.findings]
+
+
+def _container_record(path: str, record: dict[str, Any]) -> list[Finding]:
+    from dataclasses import replace
+
+    from verifier.transcripts.containers import CONTAINERS, Parsed, claiming
+    from verifier.transcripts.containers.interface import ContainerError
+    from verifier.transcripts.containers.run import check_transcripts
+
+    body = {k: v for k, v in record.items() if k not in ("$schema", "container")}
+    parsed = Parsed(b"", path, body)
+    name = record.get("container")
+    if isinstance(name, str) and name in CONTAINERS:
+        reader = CONTAINERS[name]
+    else:
+        hits = claiming(parsed)
+        if len(hits) != 1:
+            what = "looks like " + " and ".join(r.name for r in hits) if hits else "fits none"
+            code = AMBIGUOUS if hits else MALFORMED
+            return [
+                Finding(
+                    code,
+                    path,
+                    f"Not read as a transcript container: it {what} of the containers "
+                    f"({', '.join(CONTAINERS)}), and 'container' does not name one.",
+                    "/container" if "container" in record else None,
+                )
+            ]
+        reader = hits[0]
+    try:
+        transcripts = reader.read(parsed)
+    except ContainerError as exc:
+        return [Finding(exc.code, path, f"Not a {reader.title}: {exc}.", exc.pointer or None)]
+    if not transcripts:
+        return [Finding(MALFORMED, path, f"The {reader.title} holds no history to check.")]
+    return [replace(f, path=path) for c in check_transcripts(transcripts, path) for f in c.findings]
+
+
 def check_transcript_record(path: str, record: Any) -> list[Finding]:
-    """Findings for one parsed record, if it is a transcript (none otherwise)."""
+    """Findings for one parsed record, if it is a transcript or a container declared by its
+    ``$schema`` (none otherwise)."""
+    if isinstance(record, dict) and record.get("$schema") == CONTAINER_SCHEMA:
+        return _container_record(path, record)
     if not isinstance(record, dict) or record.get("recordKind") != RECORD_KIND:
         return []
     messages = record.get("messages")

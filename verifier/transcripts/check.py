@@ -15,6 +15,7 @@ from typing import Any
 
 from verifier.findings import Finding, Severity
 from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts.containers import CONTAINERS
 from verifier.transcripts.document import Document, DocumentError, parse
 from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, pair
 from verifier.version import __version__
@@ -46,6 +47,13 @@ class FileReport:
     calls: int = 0
     results: int = 0
     findings: list[Finding] = field(default_factory=list)
+    container: bool = False  # a harness's container: ``transcripts`` lists what it held
+    transcripts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        """How many transcripts this file counts as (a container: those it held)."""
+        return max(1, len(self.transcripts)) if self.container else 1
 
     @property
     def ok(self) -> bool:
@@ -56,7 +64,7 @@ class FileReport:
         return any(f.severity.reaches(threshold) for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "path": self.path,
             "shape": self.shape,
             "shapeSource": self.shape_source,
@@ -66,6 +74,9 @@ class FileReport:
             "ok": self.ok,
             "findings": [finding_dict(f) for f in self.findings],
         }
+        if self.container:
+            out["transcripts"] = self.transcripts
+        return out
 
 
 @dataclass(slots=True)
@@ -89,9 +100,12 @@ class TranscriptReport:
 
     @property
     def summary_line(self) -> str:
-        failing = sum(bool(f.findings) for f in self.files)
+        failing = sum(
+            len({x.transcript for x in f.findings}) if f.container else bool(f.findings)
+            for f in self.files
+        )
         return (
-            f"{len(self.files)} transcript(s) checked, {failing} with findings, "
+            f"{sum(f.count for f in self.files)} transcript(s) checked, {failing} with findings, "
             f"{self.findings} finding(s)"
         )
 
@@ -139,7 +153,8 @@ def shape_named(name: str) -> Shape:
     try:
         return SHAPES[name]
     except KeyError:
-        raise CannotRun(f"unknown shape {name!r} (known: {', '.join(SHAPES)})") from None
+        known = ", ".join([*SHAPES, *CONTAINERS])
+        raise CannotRun(f"unknown shape {name!r} (known: {known})") from None
 
 
 def read_bytes(path: str) -> bytes:
@@ -198,8 +213,28 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
     return Loaded(document, chosen, source, entries, pair(entries))
 
 
-def check_bytes(data: bytes, path: str, shape: str | None = None) -> FileReport:
-    """Check one transcript held in ``data`` (``path`` names it and tells JSON Lines)."""
+def check_bytes(data: bytes, path: str, shape: str | None = None, leaf: bool = False) -> FileReport:
+    """Check one transcript held in ``data`` (``path`` names it and tells JSON Lines); a
+    harness's container is checked as every transcript it holds (``leaf``: in a tree, only
+    the path to the active leaf)."""
+    from verifier.transcripts.containers.run import check_container, container_of
+
+    if shape is not None and shape not in CONTAINERS:
+        shape_named(shape)
+    found = container_of(data, path, shape)
+    if found is not None:
+        got = check_container(found, path, leaf)
+        return FileReport(
+            path,
+            got.shape,
+            got.source,
+            sum(len(c.transcript.messages) for c in got.checked),
+            sum(s["calls"] for s in (c.summary() for c in got.checked)),
+            sum(s["results"] for s in (c.summary() for c in got.checked)),
+            got.findings,
+            container=True,
+            transcripts=[c.summary() for c in got.checked],
+        )
     try:
         loaded = load(data, path, shape)
     except Malformed as exc:
@@ -210,16 +245,16 @@ def check_bytes(data: bytes, path: str, shape: str | None = None) -> FileReport:
         path,
         loaded.shape.name,
         loaded.shape_source,
-        len(loaded.entries),
+        len(loaded.document.messages),
         calls,
         results,
         loaded.findings(),
     )
 
 
-def check_files(paths: list[str], shape: str | None = None) -> TranscriptReport:
+def check_files(paths: list[str], shape: str | None = None, leaf: bool = False) -> TranscriptReport:
     """Check every file; raises :class:`CannotRun` for the first that cannot be checked."""
     report = TranscriptReport()
     for path in paths:
-        report.files.append(check_bytes(read_bytes(path), os.fspath(path), shape))
+        report.files.append(check_bytes(read_bytes(path), os.fspath(path), shape, leaf))
     return report

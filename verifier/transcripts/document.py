@@ -83,6 +83,17 @@ def _lines(data: bytes) -> Document:
     return Document(values, values, None, lines)
 
 
+def strict_value(data: bytes) -> Any:
+    """One strict JSON text; raises :class:`DocumentError`."""
+    return _strict(data)
+
+
+def strict_lines(data: bytes) -> tuple[list[Any], list[int], list[str]]:
+    """Strict JSON Lines: the values, their line numbers and their exact text."""
+    doc = _lines(data)
+    return doc.messages, [n for n, _ in doc.lines], [t for _, t in doc.lines]
+
+
 def parse(data: bytes, name: str = "") -> Document:
     """Parse a transcript file; raises :class:`DocumentError`."""
     if name.lower().endswith(JSONL_SUFFIXES):

@@ -1,7 +1,12 @@
 """OpenAI Responses API input items.
 
 * ``function_call`` and ``custom_tool_call`` items make a call with ``call_id`` (not ``id``,
-  which names the item); ``local_shell_call`` too.
+  which names the item); ``local_shell_call`` and ``computer_call`` too (answered by
+  ``computer_call_output``; where no ``computer_call`` is in the history such outputs stay
+  neutral, as before).
+* An ``mcp_call`` item (by its ``id``) carries its own result in ``output`` or ``error``;
+  one with neither is dangling. Repair cannot add a result for it (that would change the
+  call item), so it stays a finding.
 * ``function_call_output`` and ``custom_tool_call_output`` answer by ``call_id``;
   ``local_shell_call_output`` by ``call_id`` or, as the API defines it, ``id``.
 * A run of consecutive model-output items (``reasoning``, assistant ``message``, any ``*_call``)
@@ -26,8 +31,10 @@ CALLS = MappingProxyType(
         "function_call": "function_call_output",
         "custom_tool_call": "custom_tool_call_output",
         "local_shell_call": "local_shell_call_output",
+        "computer_call": "computer_call_output",
     }
 )
+INLINE = "mcp_call"  # an MCP call carries its own result: ``output`` or ``error``
 OUTPUTS = frozenset(CALLS.values())
 _FEATURES = frozenset(CALLS.keys() | OUTPUTS | {"reasoning", "message"})
 
@@ -58,7 +65,8 @@ class OpenAIResponses(Shape):
     def features(self, messages: list[Any]) -> bool:
         return any(
             isinstance(m, dict)
-            and m.get("type") in _FEATURES
+            and isinstance(m.get("type"), str)
+            and m["type"] in _FEATURES
             and (m["type"] != "message" or "role" in m)
             for m in messages
         )
@@ -66,11 +74,14 @@ class OpenAIResponses(Shape):
     def entries(self, messages: list[Any]) -> list[Entry]:
         out: list[Entry] = []
         in_run = False
+        # computer_call_output is paired only where the history makes computer calls (before,
+        # the verifier did not pair the computer tool and kept its outputs neutral)
+        computer = any(isinstance(m, dict) and m.get("type") == "computer_call" for m in messages)
         for i in range(len(messages)):
             item = message_at(messages, i)
             kind = _kind(item)
             parts: list[Part] = []
-            if kind in OUTPUTS:
+            if kind in OUTPUTS and (computer or kind != "computer_call_output"):
                 key = "call_id" if "call_id" in item or kind != "local_shell_call_output" else "id"
                 call_id = string_at(item, key, i, f"a {kind} item")
                 parts.append(
@@ -91,9 +102,29 @@ class OpenAIResponses(Shape):
                 if kind in CALLS:
                     call_id = string_at(item, "call_id", i, f"a {kind} item")
                     name = item.get("name")
-                    if kind == "local_shell_call":
-                        name = "local_shell"
+                    if kind in ("local_shell_call", "computer_call"):
+                        name = kind.removesuffix("_call")
                     parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
+                elif kind == INLINE:
+                    call_id = string_at(item, "id", i, "an mcp_call item")
+                    name = item.get("name")
+                    parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
+                    answer = next(
+                        (item[k] for k in ("output", "error") if item.get(k) is not None), None
+                    )
+                    if answer is not None:  # its result, after the call, in the same item
+                        out.append(Entry(i, kind, tuple(parts)))
+                        parts = [
+                            Result(
+                                i,
+                                1,
+                                call_id,
+                                None,
+                                _output_text(answer),
+                                item.get("error") is not None,
+                                interrupted=item.get("status") == "incomplete",
+                            )
+                        ]
             elif kind.endswith("_output") or kind.endswith("_response"):
                 in_run = False  # a tool the verifier does not pair: neutral
             else:
@@ -105,6 +136,8 @@ class OpenAIResponses(Shape):
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         made = messages[call.index]
         kind = made.get("type") if isinstance(made, dict) else None
+        if kind == INLINE:
+            return None  # its result is a member of the call item itself: not repaired
         output_kind = CALLS.get(kind, "function_call_output") if isinstance(kind, str) else None
         out: dict[str, Any] = {"type": output_kind or "function_call_output"}
         out["id" if output_kind == "local_shell_call_output" else "call_id"] = call.id

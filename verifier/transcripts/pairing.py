@@ -28,6 +28,7 @@ dangling call followed by new user text is found wherever it sits (seed 004).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 INTERRUPTED_MARKER = "not run: the turn was interrupted"
@@ -41,6 +42,22 @@ REUSED_ANSWERED = "transcript.reused-answered-id"
 UNMARKED = "transcript.unmarked-interruption"
 NAME_MISMATCH = "transcript.name-mismatch"
 MALFORMED = "transcript.malformed"
+ABANDONED = "transcript.abandoned-dangling-call"
+UNRESOLVED = "transcript.unresolved-reference"
+
+# Text a result may say when a harness marks an interruption its own way; a reader that sees it
+# in a result it does not know as its harness's marker marks the result as an interruption
+# record, so it must say the one marker (an unknown marker-like result stays a finding).
+_MARKER_LIKE = re.compile(
+    r"^\W*(request |tool (call |use )?|turn )?(was )?(interrupted|cancell?ed|aborted|not run)\b"
+    r"|interrupted by (the )?user",
+    re.IGNORECASE,
+)
+
+
+def marker_like(text: str) -> bool:
+    """Whether ``text`` reads like an interruption marker (of any harness, or ours)."""
+    return bool(_MARKER_LIKE.search(text[:200]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +70,7 @@ class Call:
     name: str
     has_id: bool = True
     pointer: str = ""  # the part, relative to the message
+    ended: str = ""  # the harness ended it itself (Pi stopReason aborted): it needs no result
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +86,18 @@ class Result:
     interrupted: bool = False  # the shape marks it as an interruption record
     pointer: str = ""
     loose: bool = False  # without an id, it may also answer a call that has one (Gemini)
+    native: bool = False  # the harness's own interruption marker: an explicit ending
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A harness's own explicit ending (Claude Code's ``[Request interrupted by user for tool
+    use]``, an OpenHands agent stopped, a SWE-agent ``exit_*`` status): every call still open
+    here is ended, not dangling; then the turn is over, as at a boundary."""
+
+    index: int
+    slot: int
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +108,7 @@ class Boundary:
     slot: int
 
 
-Part = Call | Result | Boundary
+Part = Call | Result | Boundary | Ending
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +161,7 @@ class Pairing:
     answers: dict[Call, Result] = field(default_factory=dict)
     dangling: list[tuple[Call, Position]] = field(default_factory=list)
     unmatched: list[tuple[Result, str]] = field(default_factory=list)  # result, code
+    ended: list[tuple[Call, str]] = field(default_factory=list)  # calls the harness ended
     problems: list[Problem] = field(default_factory=list)
     entries: int = 0
 
@@ -166,6 +197,12 @@ class _Walk:
             )
         self.open.clear()
 
+    def end(self, at: Position, why: str) -> None:
+        for call in self.open:
+            self.closed_at[call] = at
+            self.out.ended.append((call, why))
+        self.open.clear()
+
     def register(self, calls: list[Call]) -> None:
         for call in calls:
             if call.has_id and call.id in self.by_id:
@@ -195,7 +232,11 @@ class _Walk:
                 self.by_id.setdefault(call.id, []).append(call)
                 self.out.calls.setdefault(call.id, call)
             self.by_name.setdefault(call.name, []).append(call)
-            self.open.append(call)
+            if call.ended:
+                self.closed_at[call] = Position(call.index + 1, 0)
+                self.out.ended.append((call, call.ended))
+            else:
+                self.open.append(call)
 
     def match(self, result: Result) -> None:
         if result.call_id is not None:
@@ -228,7 +269,11 @@ class _Walk:
                     f"{result.name!r}, but the call in message {target.index} was to "
                     f"{target.name!r}",
                 )
-            if result.interrupted and result.content.strip() != INTERRUPTED_MARKER:
+            if (
+                result.interrupted
+                and not result.native
+                and result.content.strip() != INTERRUPTED_MARKER
+            ):
                 self.problem(
                     UNMARKED,
                     result,
@@ -271,6 +316,8 @@ def pair(entries: list[Entry]) -> Pairing:
         for part in entry.parts:
             if isinstance(part, Boundary):
                 walk.close(Position(part.index, part.slot))
+            elif isinstance(part, Ending):
+                walk.end(Position(part.index, part.slot), part.why)
             elif isinstance(part, Call):
                 made.append(part)
             else:

@@ -22,21 +22,14 @@ output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier.findings import Finding, Severity
-from verifier.transcripts.check import CannotRun, Malformed, load
-from verifier.transcripts.interface import Shape
-from verifier.transcripts.pairing import Call, Pairing, Result
-
-END = -1  # a slot after every part of the message
-
-
-@dataclass(frozen=True, slots=True)
-class Added:
-    call: Call
-    where: str  # in the input's terms, e.g. "new message before message 4"
+from verifier.transcripts.check import CannotRun, Malformed, load, shape_named
+from verifier.transcripts.containers import CONTAINERS
+from verifier.transcripts.pairing import Result
+from verifier.transcripts.rewrite import Added, repaired_messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +47,7 @@ class RepairResult:
     added: list[Added] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
+    scope: list[str] = field(default_factory=list)  # a container: what was repaired, what not
 
     @property
     def changed(self) -> bool:
@@ -65,6 +59,7 @@ class RepairResult:
             f"{self.path} ({self.shape}): {len(self.added)} synthetic result(s) added, "
             f"{len(self.dropped)} orphaned result(s) left out"
         ]
+        lines.extend(f"  {line}" for line in self.scope)
         for a in self.added:
             lines.append(
                 f"  added: result for call {a.call.id} ({a.call.name}) from message "
@@ -83,76 +78,19 @@ class RepairResult:
         return any(f.severity.reaches(threshold) for f in self.remaining)
 
 
-@dataclass(slots=True)
-class _Plan:
-    before: dict[int, list[Any]] = field(default_factory=dict)  # new messages before index
-    into: dict[int, dict[int, list[Any]]] = field(default_factory=dict)  # parts before slot
-    drop: set[tuple[int, int]] = field(default_factory=set)
-    added: list[Added] = field(default_factory=list)
+def repair_bytes(
+    data: bytes, path: str, shape: str | None = None, leaf: bool = False
+) -> RepairResult:
+    """Repair one transcript. Raises :class:`CannotRun` if it cannot be read as one. A
+    harness's container is repaired on the paths the run continued on (a tree: the path to
+    the active leaf), never on an abandoned branch; the summary says which."""
+    from verifier.transcripts.containers.run import container_of
 
-
-def _plan(shape: Shape, messages: list[Any], pairing: Pairing) -> _Plan:
-    plan = _Plan()
-    plan.drop = {(r.index, r.slot) for r, _ in pairing.unmatched}
-    n = len(messages)
-    new_parts: dict[int, list[Any]] = {}  # part shapes: parts of a new message before index
-    for call, at in sorted(pairing.dangling, key=lambda d: (d[0].index, d[0].slot)):
-        made = shape.synthetic(call, messages)
-        e, s = at.index, at.slot
-        where_end = "at the end of the history" if e >= n else f"before message {e}"
-        if not shape.part_layout:
-            plan.before.setdefault(e, []).append(made)
-            plan.added.append(Added(call, f"new message {where_end}"))
-        elif e < n and s > 0:
-            plan.into.setdefault(e, {}).setdefault(s, []).append(made)
-            plan.added.append(Added(call, f"into message {e}, before its part {s}"))
-        elif e - 1 > call.index and shape.is_result_message(messages[e - 1]):
-            plan.into.setdefault(e - 1, {}).setdefault(END, []).append(made)
-            plan.added.append(Added(call, f"into message {e - 1}, after its results"))
-        elif e < n and shape.is_result_message(messages[e]):
-            plan.into.setdefault(e, {}).setdefault(0, []).append(made)
-            plan.added.append(Added(call, f"into message {e}, before its first part"))
-        else:
-            if e not in new_parts:
-                new_parts[e] = []
-                plan.before.setdefault(e, []).append(
-                    shape.result_message(new_parts[e], messages[call.index])
-                )
-            new_parts[e].append(made)
-            plan.added.append(Added(call, f"new message {where_end}"))
-    return plan
-
-
-def repaired_messages(
-    shape: Shape, messages: list[Any], pairing: Pairing
-) -> tuple[list[Any], list[Added]]:
-    """The repaired message list (unchanged messages are the very same objects) and the
-    synthetic results added, each with where it went."""
-    plan = _plan(shape, messages, pairing)
-    out: list[Any] = []
-    for i, msg in enumerate(messages):
-        out.extend(plan.before.get(i, []))
-        touched = i in plan.into or any(d[0] == i for d in plan.drop)
-        if not touched:
-            out.append(msg)
-        elif not shape.part_layout:
-            continue  # a result message that answers nothing
-        else:
-            inserts = plan.into.get(i, {})
-            parts: list[Any] = []
-            for k, part in enumerate(msg[shape.parts_key]):
-                parts.extend(inserts.get(k, []))
-                if (i, k) not in plan.drop:
-                    parts.append(part)
-            parts.extend(inserts.get(END, []))
-            if parts:
-                out.append({**msg, shape.parts_key: parts})
-    out.extend(plan.before.get(len(messages), []))
-    return out, plan.added
-
-
-def repair_bytes(data: bytes, path: str, shape: str | None = None) -> RepairResult:
-    """Repair one transcript. Raises :class:`CannotRun` if it cannot be read as one."""
+    if shape is not None and shape not in CONTAINERS:
+        shape_named(shape)
+    found = container_of(data, path, shape)
+    if found is not None:
+        return _repair_container(found, data, path, leaf)
     try:
         loaded = load(data, path, shape)
     except Malformed as exc:
@@ -174,6 +112,71 @@ def repair_bytes(data: bytes, path: str, shape: str | None = None) -> RepairResu
         dropped,
         again.findings(),
     )
+
+
+def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairResult:
+    from verifier.transcripts.containers.interface import ContainerError
+    from verifier.transcripts.containers.run import check_container, container_of
+
+    got = check_container(found, path, leaf)
+    reader = found.reader
+    if reader is None or not got.checked:
+        why = got.findings[0].message if got.findings else "nothing to repair"
+        raise CannotRun(f"{path}: {why}")
+    if any(
+        f.code in ("transcript.malformed", "transcript.unreadable-member") for f in got.findings
+    ):
+        bad = next(
+            f
+            for f in got.findings
+            if f.code in ("transcript.malformed", "transcript.unreadable-member")
+        )
+        raise CannotRun(f"{path}: {bad.message}")
+    plan = []
+    added: list[Added] = []
+    dropped: list[Dropped] = []
+    scope: list[str] = []
+    for c in got.checked:
+        t, pairing = c.transcript, c.pairing
+        if not t.active:
+            scope.append(
+                f"not repaired: {t.name} (an abandoned branch; the run did not continue there)"
+            )
+            continue
+        scope.append(f"repaired: {t.name}")
+        if pairing.dangling or pairing.unmatched:
+            plan.append((t, pairing))
+            _, made = repaired_messages(t.shape, t.messages, pairing)
+            closed = {call: at for call, at in pairing.dangling}
+            for a in made:
+                where = a.where
+                if reader.name == "atif":  # into the call's own step
+                    where = f"into the results of step {a.call.index} (its call's)"
+                elif reader.lines and t.shape.part_layout:  # Claude Code: a line of its own
+                    at = closed[a.call].index
+                    where = (
+                        f"new line before message {at}"
+                        if at < len(t.messages)
+                        else "new line at the end of the path"
+                    )
+                added.append(Added(a.call, f"{t.name}: {where}"))
+            dropped.extend(Dropped(r, code) for r, code in pairing.unmatched)
+    output = data
+    if plan:
+        try:
+            output = reader.write(found.parsed, plan)
+        except ContainerError as exc:
+            raise CannotRun(f"{path}: {exc}") from None
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            # the checker read it, but an entry the writer must relink is not the form the
+            # format defines (an id that is not a string, a line without its message, ...)
+            raise CannotRun(
+                f"{path}: not repaired: the {reader.title} file has entries repair cannot "
+                f"rewrite safely ({type(exc).__name__}); check it for transcript.malformed"
+            ) from None
+    again = check_container(container_of(output, path, reader.name) or found, path, leaf)
+    remaining = [replace(f, path="") for f in again.findings]
+    return RepairResult(path, reader.name, found.source, output, added, dropped, remaining, scope)
 
 
 __all__ = ["Added", "CannotRun", "Dropped", "RepairResult", "repair_bytes", "repaired_messages"]

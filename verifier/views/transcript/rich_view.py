@@ -9,7 +9,7 @@ from rich.text import Text
 from verifier.transcripts.check import TranscriptReport
 from verifier.views.findings import count_line, location
 from verifier.views.terminal import SEVERITY_STYLE, grid, plain
-from verifier.views.transcript.text_view import file_detail, located
+from verifier.views.transcript.text_view import file_detail, located, transcript_detail
 
 
 def show(report: TranscriptReport, out: Console) -> None:
@@ -17,6 +17,8 @@ def show(report: TranscriptReport, out: Console) -> None:
     for f in report.files:
         status = Text("passed", "bold green") if f.ok else Text("failed", "bold red")
         table.add_row(plain(f.path), status, plain(file_detail(f)))
+        for t in f.transcripts:
+            table.add_row("", "", plain("- " + transcript_detail(t)))
     out.print(table)
     out.print(Text(report.summary_line, style="bold"))
     findings = located(report)

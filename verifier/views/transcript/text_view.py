@@ -7,6 +7,7 @@ It ends with one line per finding, ``path[:line][#pointer]: code: message``, as
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from verifier.findings import Finding
 from verifier.transcripts.check import FileReport, TranscriptReport
@@ -24,11 +25,22 @@ def file_detail(f: FileReport) -> str:
     return f"{shape}, {f.messages} messages, {f.calls} calls, {f.results} results"
 
 
+def transcript_detail(t: dict[str, Any]) -> str:
+    """One transcript of a container: its name, shape and counts."""
+    ended = f", {t['ended']} ended by the harness" if t.get("ended") else ""
+    return (
+        f"{t['name']}: {t['messages']} messages, {t['calls']} calls, {t['results']} results"
+        f"{ended}, {t['findings']} finding(s)"
+    )
+
+
 def render(report: TranscriptReport) -> str:
     lines = [f"verify-evidence {report.tool_version}: transcript check"]
     for f in report.files:
         status = "passed" if f.ok else "failed"
         lines.append(f"  {status:<7} {visible(f.path)}: {visible(file_detail(f))}")
+        for t in f.transcripts:
+            lines.append(f"          - {visible(transcript_detail(t))}")
     lines.append(report.summary_line)
     findings = located(report)
     if findings:

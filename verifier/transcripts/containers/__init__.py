@@ -1,0 +1,61 @@
+"""Harness containers: one reader per format, one registry (``--shape`` takes these names too).
+
+Detection never guesses: each reader claims a file only by what its format alone has (a Pi
+``session`` header, Claude Code ``uuid``/``parentUuid`` lines with a ``message``, a SWE-agent
+``history`` beside ``trajectory``, OpenHands events with ``action``/``observation``, ATIF
+``schema_version`` and ``steps``, an Inspect log's ``eval`` and ``samples``). Two claims are
+``transcript.ambiguous-shape``; a file no reader claims is read as a bare message list.
+"""
+
+from __future__ import annotations
+
+from verifier.registry import Plugin, Registry
+from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
+
+CONTAINERS: Registry[Reader] = Registry(
+    "container",
+    Plugin("pi-session", "verifier.transcripts.containers.pi_session:READER"),
+    Plugin("claude-code", "verifier.transcripts.containers.claude_code:READER"),
+    Plugin("swe-agent", "verifier.transcripts.containers.swe_agent:READER"),
+    Plugin("openhands", "verifier.transcripts.containers.openhands:READER"),
+    Plugin("atif", "verifier.transcripts.containers.atif:READER"),
+    Plugin("inspect", "verifier.transcripts.containers.inspect_log:READER"),
+)
+
+
+def claiming(parsed: Parsed) -> list[Reader]:
+    """The readers that claim the file (by features only their format has)."""
+    return [r for r in CONTAINERS.values() if r.claims(parsed)]
+
+
+def parse_container(data: bytes, name: str) -> Parsed:
+    """The file as one JSON text or JSON Lines (strict); ``error`` says why it is neither."""
+    from verifier.transcripts.document import DocumentError, strict_lines, strict_value
+
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        return Parsed(data, name, error="a zip file")
+    if not name.lower().endswith((".jsonl", ".ndjson")):
+        try:
+            return Parsed(data, name, strict_value(data))
+        except DocumentError as exc:
+            first = str(exc)
+            if data.strip().count(b"\n") < 1:
+                return Parsed(data, name, error=first)
+    else:
+        first = ""
+    try:
+        values, lines, texts = strict_lines(data)
+    except DocumentError as exc:
+        return Parsed(data, name, error=first or str(exc))
+    return Parsed(data, name, values, lines, texts, True)
+
+
+__all__ = [
+    "CONTAINERS",
+    "ContainerError",
+    "Parsed",
+    "Reader",
+    "Transcript",
+    "claiming",
+    "parse_container",
+]

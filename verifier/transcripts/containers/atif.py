@@ -1,0 +1,134 @@
+"""ATIF, the agent trajectory interchange format (Harbor / Terminal-Bench): one JSON object
+with ``schema_version``, ``agent`` and ``steps[]``.
+
+* An agent step's ``tool_calls[]`` (``tool_call_id``, ``function_name``, ``arguments``) are
+  its calls; each step starts a new turn.
+* ``observation.results[]`` answer calls by ``source_call_id``, in the same step, after its
+  calls (a result without ``source_call_id`` is not a tool result).
+
+Repair appends ``{"source_call_id": id, "content": MARKER}`` to the call's step
+``observation.results`` (creating them if absent); a result that answers nothing is left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.json.write import dumps
+from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
+from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
+from verifier.transcripts.pairing import (
+    INTERRUPTED_MARKER,
+    Boundary,
+    Call,
+    Entry,
+    Pairing,
+    Part,
+    Result,
+    marker_like,
+)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else text_of(value)
+
+
+class AtifSteps(Shape):
+    name = "atif-steps"
+    title = "ATIF steps"
+
+    def features(self, messages: list[Any]) -> bool:
+        return False
+
+    def entries(self, messages: list[Any]) -> list[Entry]:
+        out: list[Entry] = []
+        for i in range(len(messages)):
+            step = message_at(messages, i)
+            calls: list[Part] = [Boundary(i, 0)]
+            raw = step.get("tool_calls")
+            for k, tc in enumerate(raw if isinstance(raw, list) else []):
+                pointer = f"/tool_calls/{k}"
+                if not isinstance(tc, dict):
+                    raise ShapeError(f"step {i}: a tool call is not an object", i, pointer)
+                cid = string_at(tc, "tool_call_id", i, "a tool call", pointer)
+                name = tc.get("function_name")
+                calls.append(
+                    Call(i, k, cid, name if isinstance(name, str) else "?", pointer=pointer)
+                )
+            out.append(Entry(i, str(step.get("source")), tuple(calls)))
+            obs = step.get("observation")
+            results = obs.get("results") if isinstance(obs, dict) else None
+            got: list[Part] = []
+            for k, r in enumerate(results if isinstance(results, list) else []):
+                if not isinstance(r, dict) or "source_call_id" not in r:
+                    continue
+                pointer = f"/observation/results/{k}"
+                cid = string_at(r, "source_call_id", i, "an observation result", pointer)
+                text = _text(r.get("content"))
+                got.append(
+                    Result(i, 100000 + k, cid, None, text, False, marker_like(text), pointer)
+                )
+            if got:
+                out.append(Entry(i, "observation", tuple(got)))
+        return out
+
+    def synthetic(self, call: Call, messages: list[Any]) -> Any:
+        return {"source_call_id": call.id, "content": INTERRUPTED_MARKER}
+
+
+STEPS = AtifSteps()
+
+
+class Atif(Reader):
+    name = "atif"
+    title = "ATIF trajectory"
+
+    def claims(self, parsed: Parsed) -> bool:
+        v = parsed.value
+        return (
+            isinstance(v, dict)
+            and isinstance(v.get("schema_version"), str)
+            and isinstance(v.get("steps"), list)
+        )
+
+    def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
+        steps = parsed.value.get("steps") if isinstance(parsed.value, dict) else None
+        if not isinstance(steps, list):
+            raise ContainerError("no 'steps' array", pointer="/steps")
+        try:
+            entries = STEPS.entries(steps)
+        except ShapeError as exc:
+            raise ContainerError(str(exc), pointer=f"/steps/{exc.index}{exc.pointer}") from None
+
+        def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
+            return (None, f"/steps/{index}{pointer}") if index < len(steps) else (None, None)
+
+        meta: dict[str, Any] = {}
+        if isinstance(parsed.value.get("session_id"), str):
+            meta["taskId"] = parsed.value["session_id"]
+        return [Transcript("steps", STEPS, steps, entries, locate, True, meta, repair=True)]
+
+    def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
+        value = parsed.value
+        steps = list(value["steps"])
+        for t, pairing in plan:
+            drop = {(r.index, r.slot - 100000) for r, _ in pairing.unmatched}
+            add: dict[int, list[Any]] = {}
+            for call, _ in pairing.dangling:
+                add.setdefault(call.index, []).append(STEPS.synthetic(call, t.messages))
+            for i in sorted({i for i, _ in drop} | set(add)):
+                step = steps[i]
+                obs = step.get("observation")
+                obs = obs if isinstance(obs, dict) else {}
+                results = obs.get("results")
+                kept = [
+                    r
+                    for k, r in enumerate(results if isinstance(results, list) else [])
+                    if (i, k) not in drop
+                ]
+                steps[i] = {**step, "observation": {**obs, "results": kept + add.get(i, [])}}
+        return (dumps({**value, "steps": steps}, indent=2) + "\n").encode("utf-8")
+
+
+#: the registry member (verifier.transcripts.containers.CONTAINERS)
+READER = Atif()

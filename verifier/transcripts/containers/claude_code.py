@@ -1,0 +1,323 @@
+"""Claude Code sessions (JSON Lines): one line per event, ``uuid``/``parentUuid`` links,
+``isSidechain`` for sub-agents, and one API message split over several lines that share
+``message.id`` (one content block each).
+
+The message sequence is rebuilt before pairing: the lines of a path in file order, assistant
+lines sharing ``message.id`` merged into one message (Anthropic Messages form:
+``tool_use``/``tool_result`` blocks). Claude Code writes a parallel call's result line before
+the next call line, and progress lines hang off the chain too, so the raw links fork where the
+conversation never branched: a side subtree of only such lines (tool results, further parts
+of a message already on the path, lines that are not messages) is absorbed into the path. A
+fork is a branch only where a side subtree holds a new user prompt or a new assistant message
+(the user rewound or edited). A compaction's ``logicalParentUuid`` links across it. Each
+separate tree (a sidechain, a conversation after ``/clear``) is a transcript of its own.
+
+Claude Code's own endings: a ``tool_result`` whose line has ``toolUseResult.interrupted:
+true`` or whose text is ``[Request interrupted by user for tool use]`` is an explicit ending;
+so is that bracketed text (or ``[Request interrupted by user]``) in a user message, for every
+call still open there. Another interruption-like result text stays a finding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any
+
+from verifier.json.write import dumps
+from verifier.transcripts.anthropic import SHAPE as ANTHROPIC
+from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
+from verifier.transcripts.containers.tree import Node, paths, roots, skipped_problem
+from verifier.transcripts.interface import ShapeError, text_of
+from verifier.transcripts.pairing import (
+    Boundary,
+    Ending,
+    Entry,
+    Pairing,
+    Part,
+    Result,
+    marker_like,
+)
+
+FIXED: Any = ("after the path's last line",)  # a placeholder parent, replaced when written
+MARKERS = ("[Request interrupted by user for tool use]", "[Request interrupted by user]")
+_TOOL_MARKER = MARKERS[0]
+
+
+def _message(line: Any) -> dict[str, Any] | None:
+    if isinstance(line, dict) and line.get("type") in ("user", "assistant"):
+        msg = line.get("message")
+        if isinstance(msg, dict):
+            return msg
+    return None
+
+
+def _results_only(msg: dict[str, Any]) -> bool:
+    content = msg.get("content")
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
+class ClaudeCode(Reader):
+    name = "claude-code"
+    title = "Claude Code session (JSON Lines)"
+    lines = True
+
+    def claims(self, parsed: Parsed) -> bool:
+        return parsed.is_lines and any(
+            isinstance(v, dict) and "uuid" in v and "parentUuid" in v and _message(v) is not None
+            for v in parsed.value
+        )
+
+    def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
+        values = parsed.value
+        nodes: list[Node] = []
+        for k, v in enumerate(values):
+            if not isinstance(v, dict):
+                raise ContainerError(
+                    f"line {parsed.lines[k]} is not a JSON object", line=parsed.lines[k]
+                )
+            key = v.get("uuid")
+            if not isinstance(key, str):
+                continue  # summaries, file-history snapshots: not part of the tree
+            parent = v.get("parentUuid")
+            if not isinstance(parent, str):
+                parent = v.get("logicalParentUuid")
+            nodes.append(Node(key, parent if isinstance(parent, str) else None, k))
+        ids: dict[str, int] = {}
+        for v in values:
+            msg = _message(v)
+            if msg is not None and v.get("type") == "assistant" and isinstance(msg.get("id"), str):
+                ids[msg["id"]] = ids.get(msg["id"], 0) + 1
+        by_order = {n.order: n for n in nodes}
+        key_of = {n.key: n.order for n in nodes}
+
+        # the last chain seen (held, so it is compared by identity) and its message ids
+        on_path: list[tuple[set[str], int, set[str]]] = []
+
+        def absorbable(node: Node, chain: set[str]) -> bool:
+            v = values[node.order]
+            msg = _message(v)
+            if msg is None:
+                return True  # progress, system and other lines are not messages
+            if v.get("type") == "user":
+                return _results_only(msg)
+            mid = msg.get("id")
+            if not isinstance(mid, str) or ids.get(mid, 0) < 2:
+                return False
+            last = on_path[-1] if on_path else None
+            if last is None or last[0] is not chain or last[1] != len(chain):
+                found = set()
+                for k in chain:  # the chain grew, or is another path's: count it again
+                    line = values[key_of[k]]
+                    m = _message(line)
+                    if (
+                        m is not None
+                        and line.get("type") == "assistant"
+                        and isinstance(m.get("id"), str)
+                    ):
+                        found.add(m["id"])
+                on_path[:] = [(chain, len(chain), found)]
+            return mid in on_path[-1][2]
+
+        root_of = roots(nodes)
+        groups: dict[str, list[Node]] = {}
+        for n in nodes:
+            groups.setdefault(root_of[n.key], []).append(n)
+        out: list[Transcript] = []
+        for root, group in sorted(groups.items(), key=lambda g: g[1][0].order):
+            side = values[by_order[group[0].order].order].get("isSidechain") is True
+            kind = "sidechain" if side else "conversation"
+            found = paths(group, absorbable, leaf_only)
+            if not any(_message(values[k]) is not None for p in found for k in p.members):
+                continue
+            for p in found:
+                leaf = values[p.members[-1]]["uuid"] if p.members else root
+                state = "active" if p.active else "abandoned"
+                label = f"{kind} from {root[:12]}, path to leaf {str(leaf)[:12]} ({state})"
+                meta = {"leaf": leaf, "sidechain": side}
+                out.append(self._transcript(parsed, list(p.members), label, p.active, meta))
+                out[-1].problems.extend(skipped_problem(p))
+        return out
+
+    def _transcript(
+        self, parsed: Parsed, rows: list[int], label: str, active: bool, meta: dict[str, Any]
+    ) -> Transcript:
+        values = parsed.value
+        messages: list[dict[str, Any]] = []
+        origin: list[list[tuple[int, str]]] = []  # per message, per block: (row, pointer)
+        native: set[tuple[int, int]] = set()
+        last_assistant: dict[str, int] = {}
+        for k in rows:
+            msg = _message(values[k])
+            if msg is None:
+                continue
+            role = values[k]["type"]
+            content = msg.get("content")
+            blocks = content if isinstance(content, list) else None
+            mid = msg.get("id")
+            if (
+                role == "assistant"
+                and isinstance(mid, str)
+                and mid in last_assistant
+                and blocks is not None
+                and isinstance(messages[last_assistant[mid]]["content"], list)
+            ):
+                i = last_assistant[mid]
+                messages[i]["content"].extend(blocks)
+                origin[i].extend((k, f"/message/content/{j}") for j in range(len(blocks)))
+                continue
+            if blocks is None:
+                messages.append({"role": role, "content": content})
+                origin.append([(k, "/message/content")])
+            else:
+                messages.append({"role": role, "content": list(blocks)})
+                origin.append([(k, f"/message/content/{j}") for j in range(len(blocks))])
+            i = len(messages) - 1
+            if role == "assistant" and isinstance(mid, str):
+                last_assistant = {mid: i}
+            elif role == "user" and not (blocks is not None and _results_only(msg)):
+                last_assistant = {}
+            flag = values[k].get("toolUseResult")
+            if role == "user" and isinstance(flag, dict) and flag.get("interrupted") is True:
+                native.update((i, j) for j in range(len(blocks or [])))
+        try:
+            entries = ANTHROPIC.entries(messages)
+        except ShapeError as exc:
+            row = origin[exc.index][0][0] if exc.index is not None else None
+            line = parsed.lines[row] if row is not None else None
+            raise ContainerError(f"{label}: {exc}", line=line) from None
+        entries = [self._endings(e, messages, native) for e in entries]
+
+        def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
+            if index >= len(origin) or not origin[index]:
+                return None, None
+            slot = int(pointer.rsplit("/", 1)[1]) if pointer.startswith("/content/") else 0
+            row, inner = origin[index][min(slot, len(origin[index]) - 1)]
+            return parsed.lines[row], inner if pointer else inner.rsplit("/content", 1)[0] or None
+
+        return Transcript(label, ANTHROPIC, messages, entries, locate, active, meta, repair=origin)
+
+    def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
+        values = parsed.value
+        before: dict[int, list[dict[str, Any]]] = {}  # new lines before row k (len: the end)
+        cut: dict[int, set[int]] = {}  # row -> content positions left out
+        used = {v.get("uuid") for v in values if isinstance(v, dict)}
+        for t, pairing in plan:
+            origin: list[list[tuple[int, str]]] = t.repair
+            for call, at in pairing.dangling:
+                row = origin[call.index][call.slot][0]
+                line = self._line(values[row], call, used)
+                closing = origin[at.index] if at.index < len(origin) else []
+                if closing:
+                    k = closing[min(at.slot, len(closing) - 1)][0]
+                else:  # the end of the path: after its last line, whatever follows in the file
+                    k = max(r for rows in origin for r, _ in rows) + 1
+                    line["parentUuid"] = FIXED
+                before.setdefault(k, []).append(line)
+            for result, _ in pairing.unmatched:
+                row, pointer = origin[result.index][result.slot]
+                cut.setdefault(row, set()).add(int(pointer.rsplit("/", 1)[1]))
+        gone: dict[str, Any] = {}  # uuid of a line left out -> its parent
+        out_rows: list[tuple[int | None, dict[str, Any] | None]] = []
+        for k in range(len(values) + 1):
+            for line in before.get(k, []):
+                out_rows.append((None, line))
+            if k == len(values):
+                break
+            if k in cut:
+                content = values[k]["message"]["content"]
+                kept = [b for j, b in enumerate(content) if j not in cut[k]]
+                if not kept:
+                    gone[values[k]["uuid"]] = values[k].get("parentUuid")
+                    continue
+                out_rows.append(
+                    (k, {**values[k], "message": {**values[k]["message"], "content": kept}})
+                )
+            else:
+                out_rows.append((k, None))
+        # link each new line in front of the line it precedes (or after the path's last line,
+        # FIXED), skip lines left out and link their children to their parent
+        texts: list[str] = []
+        pending: list[dict[str, Any]] = []
+        previous: Any = None  # the uuid of the last line written
+        for at_row, changed in out_rows:
+            if at_row is None:
+                assert changed is not None
+                pending.append(changed)
+                continue
+            k = at_row
+            line = changed if changed is not None else values[k]
+            parent = line.get("parentUuid")
+            while parent in gone:
+                parent = gone[parent]
+            if pending:
+                fixed = pending[0]["parentUuid"] is FIXED
+                chain = previous if fixed else parent
+                for new in pending:
+                    new["parentUuid"] = chain
+                    chain = new["uuid"]
+                    texts.append(dumps(new, separators=(",", ":")))
+                if not fixed:
+                    parent = chain
+                pending = []
+            if changed is None and parent == values[k].get("parentUuid"):
+                texts.append(parsed.texts[k])
+            else:
+                texts.append(dumps({**line, "parentUuid": parent}, separators=(",", ":")))
+            previous = line.get("uuid")
+        chain = previous
+        for new in pending:  # at the end of the file
+            new["parentUuid"] = chain
+            chain = new["uuid"]
+            texts.append(dumps(new, separators=(",", ":")))
+        return ("\n".join(texts) + "\n").encode("utf-8")
+
+    @staticmethod
+    def _line(made: dict[str, Any], call: Any, used: set[Any]) -> dict[str, Any]:
+        digest = hashlib.sha256(f"not-run:{call.id}".encode()).hexdigest()
+        n = 0
+        while True:
+            h = hashlib.sha256(f"{digest}:{n}".encode()).hexdigest() if n else digest
+            uid = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+            if uid not in used:
+                break
+            n += 1
+        used.add(uid)
+        line: dict[str, Any] = {"parentUuid": None, "isSidechain": made.get("isSidechain") is True}
+        for key in ("userType", "cwd", "sessionId", "version"):
+            if key in made:
+                line[key] = made[key]
+        line["type"] = "user"
+        line["message"] = {"role": "user", "content": [ANTHROPIC.synthetic(call, [])]}
+        line["uuid"] = uid
+        if "timestamp" in made:
+            line["timestamp"] = made["timestamp"]  # the call's, never the clock
+        return line
+
+    @staticmethod
+    def _endings(entry: Entry, messages: list[Any], native: set[tuple[int, int]]) -> Entry:
+        content = messages[entry.index].get("content")
+        parts: list[Part] = []
+        for p in entry.parts:
+            if isinstance(p, Result):
+                text = p.content.strip()
+                if (p.index, p.slot) in native or _TOOL_MARKER in text:
+                    p = replace(p, interrupted=True, native=True)
+                elif marker_like(text):
+                    p = replace(p, interrupted=True)
+            elif isinstance(p, Boundary) and entry.role == "user":
+                block = content[p.slot] if isinstance(content, list) else content
+                text = text_of([block]) if isinstance(block, dict) else text_of(block)
+                if text.strip() in MARKERS:
+                    parts.append(Ending(p.index, p.slot, text.strip()))
+                    continue
+            parts.append(p)
+        return Entry(entry.index, entry.role, tuple(parts))
+
+
+#: the registry member (verifier.transcripts.containers.CONTAINERS)
+READER = ClaudeCode()

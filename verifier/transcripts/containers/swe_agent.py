@@ -1,0 +1,190 @@
+"""SWE-agent trajectories (``.traj``): one JSON object with ``trajectory`` (thought, action,
+observation per step), ``history`` (the chat messages the model saw) and ``info``
+(``exit_status``: ``submitted``, ``exit_cost``, ``exit_context``, ...). The ``history`` is
+checked.
+
+* Function-calling runs: an assistant message's ``tool_calls[].id`` is answered by a ``tool``
+  message whose ``tool_call_ids`` lists it (one message may answer several).
+* Older runs have no ids: an assistant message with ``message_type: "action"`` makes one call
+  (named by position, its tool the action's first word), answered by the message right after
+  it if that one has ``message_type: "observation"``, by position. Any other observation
+  without ids (the task itself, a timeout notice) is a user turn.
+* Every other message starts a new turn. A call still open at the end of the history when
+  ``info.exit_status`` is an ``exit_*`` status (the harness stopped the run: cost, context,
+  format, timeout) is ended by the harness, not dangling.
+
+Repair inserts ``{"role": "tool", "content": MARKER, "tool_call_ids": [id], "message_type":
+"observation"}`` (id-less: ``role: user``) into ``history``; the rest of the file is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.json.write import dumps
+from verifier.transcripts.containers.interface import (
+    ContainerError,
+    Parsed,
+    Reader,
+    Transcript,
+    obj,
+)
+from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
+from verifier.transcripts.pairing import (
+    INTERRUPTED_MARKER,
+    Boundary,
+    Call,
+    Ending,
+    Entry,
+    Pairing,
+    Part,
+    Result,
+)
+from verifier.transcripts.rewrite import repaired_messages
+
+
+def _tool(action: Any) -> str:
+    if isinstance(action, str) and action.split():
+        return action.split()[0]
+    return "action"
+
+
+class SweHistory(Shape):
+    name = "swe-agent-history"
+    title = "SWE-agent history messages"
+
+    def features(self, messages: list[Any]) -> bool:
+        return False  # only read inside a .traj
+
+    def entries(self, messages: list[Any]) -> list[Entry]:
+        out: list[Entry] = []
+        for i in range(len(messages)):
+            msg = message_at(messages, i)
+            role = string_at(msg, "role", i, "the message")
+            kind = msg.get("message_type")
+            parts: list[Part] = []
+            ids = msg.get("tool_call_ids")
+            if role == "tool" or (kind == "observation" and role != "assistant"):
+                if isinstance(ids, list) and ids:
+                    for k, cid in enumerate(ids):
+                        if not isinstance(cid, str) or not cid:
+                            raise ShapeError(
+                                f"message {i}: a tool_call_ids entry is not a string", i
+                            )
+                        parts.append(
+                            Result(
+                                i,
+                                k,
+                                cid,
+                                None,
+                                text_of(msg.get("content")),
+                                pointer=f"/tool_call_ids/{k}",
+                            )
+                        )
+                elif isinstance(msg.get("tool_call_id"), str):
+                    parts.append(
+                        Result(i, 0, msg["tool_call_id"], None, text_of(msg.get("content")))
+                    )
+                elif role == "tool":
+                    raise ShapeError(f"message {i}: a tool message has no 'tool_call_ids'", i)
+                elif i > 0 and self._positional_action(messages[i - 1]):
+                    parts.append(Result(i, 0, None, None, text_of(msg.get("content"))))
+                else:
+                    parts.append(Boundary(i, 0))  # the task, a timeout notice: a user turn
+            else:
+                parts.append(Boundary(i, 0))
+                calls = msg.get("tool_calls")
+                if role == "assistant" and isinstance(calls, list) and calls:
+                    for k, tc in enumerate(calls):
+                        pointer = f"/tool_calls/{k}"
+                        if not isinstance(tc, dict):
+                            raise ShapeError(
+                                f"message {i}: a tool call is not an object", i, pointer
+                            )
+                        cid = string_at(tc, "id", i, "a tool call", pointer)
+                        fn = tc.get("function")
+                        name = fn.get("name") if isinstance(fn, dict) else None
+                        parts.append(
+                            Call(i, k, cid, name if isinstance(name, str) else "?", pointer=pointer)
+                        )
+                elif role == "assistant" and kind == "action":
+                    parts.append(Call(i, 0, f"#{i}.0", _tool(msg.get("action")), has_id=False))
+            out.append(Entry(i, role, tuple(parts)))
+        return out
+
+    @staticmethod
+    def _positional_action(msg: Any) -> bool:
+        return (
+            isinstance(msg, dict)
+            and msg.get("role") == "assistant"
+            and msg.get("message_type") == "action"
+            and not msg.get("tool_calls")
+        )
+
+    def synthetic(self, call: Call, messages: list[Any]) -> Any:
+        made = messages[call.index]
+        agent = made.get("agent") if isinstance(made, dict) else None
+        out: dict[str, Any] = (
+            {"role": "tool", "content": INTERRUPTED_MARKER, "tool_call_ids": [call.id]}
+            if call.has_id
+            else {"role": "user", "content": INTERRUPTED_MARKER}
+        )
+        if agent is not None:
+            out["agent"] = agent
+        out["message_type"] = "observation"
+        return out
+
+
+HISTORY = SweHistory()
+
+
+class SweAgent(Reader):
+    name = "swe-agent"
+    title = "SWE-agent trajectory (.traj)"
+
+    def claims(self, parsed: Parsed) -> bool:
+        v = parsed.value
+        return (
+            isinstance(v, dict)
+            and isinstance(v.get("history"), list)
+            and isinstance(v.get("trajectory"), list)
+        )
+
+    def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
+        v = obj(parsed.value, "the trajectory")
+        history = v.get("history")
+        if not isinstance(history, list):
+            raise ContainerError("no 'history' array", pointer="/history")
+        try:
+            entries = HISTORY.entries(history)
+        except ShapeError as exc:
+            raise ContainerError(str(exc), pointer=f"/history/{exc.index}{exc.pointer}") from None
+        info = v.get("info")
+        status = info.get("exit_status") if isinstance(info, dict) else None
+        if isinstance(status, str) and status.startswith("exit_"):
+            entries.append(
+                Entry(len(history), "info", (Ending(len(history), 0, f"exit_status {status}"),))
+            )
+
+        def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
+            if index >= len(history):
+                return None, "/info/exit_status"
+            return None, f"/history/{index}{pointer}"
+
+        meta: dict[str, Any] = {}
+        for key in ("instance_id",):
+            if isinstance(v.get(key), str):
+                meta["taskId"] = v[key]
+        name = f"history (exit_status {status})" if isinstance(status, str) else "history"
+        return [Transcript(name, HISTORY, history, entries, locate, True, meta, repair=True)]
+
+    def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
+        plan_messages = [(t, repaired_messages(t.shape, t.messages, p)[0]) for t, p in plan]
+        value = parsed.value
+        for _, messages in plan_messages:
+            value = {**value, "history": messages}
+        return (dumps(value, indent=2) + "\n").encode("utf-8")
+
+
+#: the registry member (verifier.transcripts.containers.CONTAINERS)
+READER = SweAgent()
