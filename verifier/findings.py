@@ -220,6 +220,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.VALIDITY,
             "a transcript's messages look like more than one message shape; none is guessed",
         ),
+        # Acceptance (verifier.accept): the baseline file given with --baseline.
+        "baseline.unmatched": (
+            Stage.INTEGRITY,
+            "a --baseline entry accepts a finding this run did not report (fixed or changed)",
+        ),
         # verify-evidence coverage: its own report's findings, never a check's.
         "coverage.uncovered": (
             Stage.COVERAGE,
@@ -315,6 +320,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.unmarked-interruption": Severity.ERROR,
         "transcript.malformed": Severity.ERROR,
         "transcript.ambiguous-shape": Severity.ERROR,  # nothing in it was paired
+        "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,
         "coverage.unread": Severity.ERROR,  # a record not audited is never a pass

@@ -22,6 +22,14 @@ from verifier.commands import (
     threshold,
     use_rich,
 )
+from verifier.commands.acceptopts import (
+    BaselineOpt,
+    IgnoreOpt,
+    SelectOpt,
+    WriteBaselineOpt,
+    acceptance_options,
+    rewrite_baseline,
+)
 from verifier.commands.output import (
     ORDER_KEY,
     OrderedOptionsCommand,
@@ -106,6 +114,10 @@ def check(
     ] = None,
     executor: ExecutorOpt = None,
     scheduler: SchedulerOpt = None,
+    ignore: IgnoreOpt = None,
+    select: SelectOpt = None,
+    baseline: BaselineOpt = None,
+    write_baseline: WriteBaselineOpt = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -124,6 +136,7 @@ def check(
 
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     where = executor_options(executor, scheduler)
+    accepting = acceptance_options(ignore, select, baseline, write_baseline, pairs)
     from verifier.commands.progress import progress_bar
 
     with progress_bar(enabled=not quiet) as progress:
@@ -137,8 +150,11 @@ def check(
                 progress=progress,
                 **more,
                 **where,
+                **accepting,
             ),
         )
+    if write_baseline is not None:
+        report = rewrite_baseline(report, write_baseline)
     for name, path in pairs:
         if quiet and path is None:
             continue

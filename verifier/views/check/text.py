@@ -51,6 +51,23 @@ def unchecked_line(report: Report) -> str | None:
     return line[0].upper() + line[1:] + "."
 
 
+def acceptance_line(report: Report) -> str | None:
+    """What --ignore, --select and --baseline set aside, counted (``None``: none given)."""
+    a = report.acceptance
+    if a is None:
+        return None
+    parts = [f"{n} {by}" for by, n in sorted(a.accepted.items()) if n]
+    line = f"Accepted, not counted: {a.total} finding(s)" + (
+        f" ({', '.join(parts)})" if parts else ""
+    )
+    if a.baseline is not None:
+        entries = "entry" if a.unmatched == 1 else "entries"
+        line += f"; baseline {visible(a.baseline)}: {a.unmatched} {entries} matched nothing"
+        if a.unchecked:
+            line += f", {a.unchecked} of codes not looked for"
+    return line + ". The JSON report lists them under each stage's 'accepted'."
+
+
 def render(report: Report) -> str:
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
@@ -65,6 +82,9 @@ def render(report: Report) -> str:
     unchecked = unchecked_line(report)
     if unchecked:
         lines.append(unchecked)
+    accepted = acceptance_line(report)
+    if accepted:
+        lines.append(accepted)
     findings = report.findings
     if findings:
         lines.append(count_line(findings) + ":")
