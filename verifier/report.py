@@ -192,6 +192,8 @@ class Report:
     content_root: str = field(default="", repr=False)
     # what --ignore, --select and --baseline did (None: none was given)
     acceptance: Acceptance | None = None
+    # the configuration file the run read and what it set (None: no file)
+    configuration: dict[str, Any] | None = None
 
     def content_path(self, path: str) -> str:
         """The path in the source of ``path`` as records and catalogues name it."""
@@ -226,6 +228,8 @@ class Report:
         out = self._to_dict()
         if self.acceptance is not None:
             out["acceptance"] = self.acceptance.to_dict()
+        if self.configuration is not None:
+            out["configuration"] = self.configuration
         return out
 
     def _to_dict(self) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -30,6 +31,14 @@ from verifier.commands.acceptopts import (
     acceptance_options,
     rewrite_baseline,
 )
+from verifier.commands.configopts import (
+    ConfigOpt,
+    NoConfigOpt,
+    ShowConfigOpt,
+    configure,
+    converters,
+)
+from verifier.commands.configopts import show_config as show_config_text
 from verifier.commands.output import (
     ORDER_KEY,
     OrderedOptionsCommand,
@@ -118,6 +127,9 @@ def check(
     select: SelectOpt = None,
     baseline: BaselineOpt = None,
     write_baseline: WriteBaselineOpt = None,
+    config: ConfigOpt = None,
+    no_config: NoConfigOpt = False,
+    show_config: ShowConfigOpt = False,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -129,7 +141,32 @@ def check(
     from verifier.commands.output import plan, tokens, write
     from verifier.pipeline import Options, verify
 
-    given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
+    configured = configure(
+        ctx, "check", os.fspath(root), git, config, no_config, converters(Format, FailOn)
+    )
+    if show_config:
+        write(None, show_config_text(configured, ctx, "check"))
+        return EXIT_OK
+    settings = configured.applied
+    order = ctx.meta.get(ORDER_KEY)
+    if "format" in settings:  # the file's format goes to standard output
+        fmt, order = [settings["format"]], None if order is None else ["fmt", *order]
+    manifest = settings.get("manifest", manifest)
+    scope = settings.get("scope", scope)
+    no_color = settings.get("no-color", no_color)
+    quiet = settings.get("quiet", quiet)
+    fail_on = settings.get("fail-on", fail_on)
+    base = settings.get("base", base)
+    max_bytes = settings.get("max-bytes", max_bytes)
+    max_ratio = settings.get("max-ratio", max_ratio)
+    stages = settings.get("stages", stages)
+    jobs = settings.get("jobs", jobs)
+    executor = settings.get("executor", executor)
+    ignore = settings.get("ignore", ignore)
+    select = settings.get("select", select)
+    baseline = settings.get("baseline", baseline)
+
+    given = tokens(order, [f.value for f in fmt or []], list(output or []))
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
     from verifier.plan.option_values import MAX_JOBS, parse_count
@@ -155,6 +192,7 @@ def check(
         )
     if write_baseline is not None:
         report = rewrite_baseline(report, write_baseline)
+    report.configuration = configured.to_dict()
     for name, path in pairs:
         if quiet and path is None:
             continue

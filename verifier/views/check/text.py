@@ -82,6 +82,9 @@ def render(report: Report) -> str:
     unchecked = unchecked_line(report)
     if unchecked:
         lines.append(unchecked)
+    if report.configuration is not None:
+        settings = ", ".join(report.configuration["settings"]) or "nothing"
+        lines.append(f"Configuration {visible(report.configuration['file'])} set: {settings}.")
     accepted = acceptance_line(report)
     if accepted:
         lines.append(accepted)
