@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,14 +13,18 @@ import typer
 from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Color,
+    ColorOpt,
     FailOn,
     FailOnOpt,
     ManifestOpt,
     NoColorOpt,
     QuietOpt,
     ScopeOpt,
+    VerboseOpt,
     optional_path,
     optional_tuple,
+    rich_console,
     threshold,
     use_rich,
 )
@@ -37,6 +42,7 @@ from verifier.commands.configopts import (
     ShowConfigOpt,
     configure,
     converters,
+    verbose_text,
 )
 from verifier.commands.configopts import show_config as show_config_text
 from verifier.commands.output import (
@@ -127,6 +133,8 @@ def check(
     select: SelectOpt = None,
     baseline: BaselineOpt = None,
     write_baseline: WriteBaselineOpt = None,
+    color: ColorOpt = Color.AUTO,
+    verbose: VerboseOpt = False,
     config: ConfigOpt = None,
     no_config: NoConfigOpt = False,
     show_config: ShowConfigOpt = False,
@@ -142,18 +150,21 @@ def check(
     from verifier.pipeline import Options, verify
 
     configured = configure(
-        ctx, "check", os.fspath(root), git, config, no_config, converters(Format, FailOn)
+        ctx, "check", os.fspath(root), git, config, no_config, converters(Format, FailOn, Color)
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "check"))
         return EXIT_OK
     settings = configured.applied
+    if verbose:
+        print(verbose_text(configured), end="", file=sys.stderr)
     order = ctx.meta.get(ORDER_KEY)
     if "format" in settings:  # the file's format goes to standard output
         fmt, order = [settings["format"]], None if order is None else ["fmt", *order]
     manifest = settings.get("manifest", manifest)
     scope = settings.get("scope", scope)
     no_color = settings.get("no-color", no_color)
+    color = settings.get("color", color)
     quiet = settings.get("quiet", quiet)
     fail_on = settings.get("fail-on", fail_on)
     base = settings.get("base", base)
@@ -196,11 +207,10 @@ def check(
     for name, path in pairs:
         if quiet and path is None:
             continue
-        if name == Format.AUTO and path is None and use_rich(True, no_color):
+        if name == Format.AUTO and path is None and use_rich(True, no_color, color):
             from verifier.views.check.rich_view import show
-            from verifier.views.terminal import console
 
-            show(report, console())
+            show(report, rich_console(color))
             continue
         write(path, CHECK["text" if name == Format.AUTO else name](report))
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK

@@ -218,14 +218,29 @@ def relative_to(config: Config, value: str) -> Path:
     return path if path.is_absolute() else Path(os.path.dirname(config.name) or ".") / path
 
 
-def converters(formats: Any, fail_on: Any) -> dict[str, Any]:
+def converters(formats: Any, fail_on: Any, color: Any = None) -> dict[str, Any]:
     """How ``check``'s parameters take a configuration file's values."""
     names = [f.value for f in formats]
     fmt = choice("format", {n: formats(n) for n in names})
     return {
         "fmt": fmt,
         "fail_on": choice("fail-on", {f.value: f for f in fail_on}),
-        "manifest": lambda value, config: Path(value),
+        "color": choice("color", {c.value: c for c in color or ()}),
         "baseline": lambda value, config: relative_to(config, value),
         "stages": lambda value, config: ",".join(value),
     }
+
+
+def verbose_text(configured: Configured) -> str:
+    """What ``-v`` says on standard error: the file read, and every setting not a default."""
+    from verifier.views.inert import visible
+
+    config = configured.config
+    lines = [
+        "verify-evidence: configuration: "
+        + (f"{visible(config.name)} ({configured.found})" if config else "none")
+    ]
+    for key, origin in configured.origins.items():
+        if origin != "default":
+            lines.append(f"verify-evidence: {key} from {visible(origin)}")
+    return "\n".join(lines) + "\n"
