@@ -18,9 +18,9 @@ def close_matches(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     return [folded[f] for f in found]
 
 
-def did_you_mean(word: str, choices: Iterable[str], quote: str = "'") -> str:
+def did_you_mean(word: str, choices: Iterable[str], quote: str = "'", n: int = 3) -> str:
     """``"; did you mean 'a' or 'b'?"``, or ``""`` when nothing is close."""
-    found = close_matches(word, choices)
+    found = close_matches(word, choices, n)
     if not found:
         return ""
     named = [f"{quote}{f}{quote}" for f in found]

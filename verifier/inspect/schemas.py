@@ -10,6 +10,7 @@ registry's retrieve function refuses, so no network call can ever happen.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -204,6 +205,18 @@ class Validators:
                         )
         return out
 
+    def _nearest(self, name: str) -> str:
+        """What a record's unknown ``$schema`` was probably meant to be: the schema file of
+        that name whose ``$id`` differs, or the close ``$id`` values (difflib)."""
+        from verifier.suggest import did_you_mean
+
+        leaf = name.rstrip("/").rsplit("/", 1)[-1]
+        for path, doc in sorted(self.docs.items()):
+            if leaf and path.rsplit("/", 1)[-1] == leaf:
+                return f"; {path} exists, but its $id is {_clip(str(doc.get('$id')), 120)!r}."
+        hint = did_you_mean(name, self.ids, n=1) if len(self.ids) <= 5000 else ""
+        return hint or "."
+
     def _unresolvable(self, base: str, ref: str) -> str | None:
         try:
             self.registry.resolver(base_uri=base).lookup(ref)
@@ -276,8 +289,8 @@ class Validators:
                 Finding(
                     "schema.unresolved",
                     path,
-                    f"Its schema {name!r} is not in {self.schemas_dir}/; no network request "
-                    "was made.",
+                    f"Its schema {_clip(name, 120)!r} is not the $id of a schema in "
+                    f"{self.schemas_dir}/ (no network request was made){self._nearest(name)}",
                     pointer="/$schema",
                 )
             ], 0
@@ -421,8 +434,30 @@ def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:
     return value
 
 
-def _schema_finding(path: str, error: ValidationError) -> Finding:
+def _excerpt(value: Any, limit: int = 60) -> str:
+    """A short, quoted excerpt of a value for a message: JSON, ASCII, cut at ``limit``."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, sort_keys=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    if len(text) <= limit:
+        return text
+    what = {dict: "object", list: "array", str: "string"}.get(type(value), "value")
+    return f"the {what} {text[: limit - 3]}..."
+
+
+def _without_repr(error: ValidationError) -> str:
+    """jsonschema's message with the instance's Python repr at its start (a whole record,
+    kilobytes on one line) replaced by a short JSON excerpt."""
     message = error.message
+    shown = repr(error.instance)
+    if message.startswith(shown) and (len(shown) > 60 or not isinstance(error.instance, str)):
+        return _excerpt(error.instance) + message[len(shown) :]
+    return message
+
+
+def _schema_finding(path: str, error: ValidationError) -> Finding:
+    message = _without_repr(error)
     if len(message) > 300:
         message = message[:297] + "..."
     return Finding(
