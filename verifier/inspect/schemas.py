@@ -442,14 +442,22 @@ def _excerpt(value: Any, limit: int = 60) -> str:
         text = type(value).__name__
     if len(text) <= limit:
         return text
-    what = {dict: "object", list: "array", str: "string"}.get(type(value), "value")
+    what = (
+        "object"
+        if isinstance(value, dict)
+        else "array"
+        if isinstance(value, list)
+        else "string"
+        if isinstance(value, str)
+        else "value"
+    )
     return f"the {what} {text[: limit - 3]}..."
 
 
 def _without_repr(error: ValidationError) -> str:
     """jsonschema's message with the instance's Python repr at its start (a whole record,
     kilobytes on one line) replaced by a short JSON excerpt."""
-    message = error.message
+    message = str(error.message)
     shown = repr(error.instance)
     if message.startswith(shown) and (len(shown) > 60 or not isinstance(error.instance, str)):
         return _excerpt(error.instance) + message[len(shown) :]
