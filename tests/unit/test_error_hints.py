@@ -95,3 +95,16 @@ def test_schema_messages_quote_an_excerpt_not_a_repr(archive: Path) -> None:
     (finding,) = [f for f in only(archive, "schema.invalid") if f.path == SPEC]
     assert finding.message.startswith('the object {"id": ')
     assert len(finding.message) < 200 and "'id':" not in finding.message
+
+
+def test_only_manifest_drift_suggests_manifest_write(archive: Path) -> None:
+    from verifier.views.check.text import render
+
+    assert "manifest --write" not in render(verify(archive))
+    (archive / "evidence/notes.txt").write_text("a new file\n", encoding="utf-8")
+    text = render(verify(archive))
+    assert "run 'verify-evidence manifest --write' and review the diff" in text
+    # a finding of another kind: the hint would hide the real problem, so it is not given
+    record = archive / "evidence/e1-local-crash/ledger.json"
+    record.write_text(record.read_text(encoding="utf-8").replace("{", "[", 1), "utf-8")
+    assert "manifest --write" not in render(verify(archive))

@@ -68,6 +68,24 @@ def acceptance_line(report: Report) -> str | None:
     return line + ". The JSON report lists them under each stage's 'accepted'."
 
 
+#: findings a forgotten ``verify-evidence manifest --write`` explains
+MANIFEST_UPDATE = frozenset({"manifest.unlisted", "manifest.mismatch", "manifest.missing"})
+
+
+def advice_line(report: Report) -> str | None:
+    """What to do when the only findings are files added, changed or removed since the
+    manifest was written: the usual cause is a manifest not rewritten after an edit. (It is
+    also what tampering looks like, so it says to review the change first.)"""
+    codes = {f.code for f in report.findings}
+    if not codes or not codes <= MANIFEST_UPDATE:
+        return None
+    return (
+        "The only findings are files added, changed or removed since the manifest was "
+        "written. If you made these changes, run 'verify-evidence manifest --write' and "
+        "review the diff; if you did not, the archive was altered."
+    )
+
+
 def render(report: Report) -> str:
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
@@ -88,12 +106,15 @@ def render(report: Report) -> str:
     accepted = acceptance_line(report)
     if accepted:
         lines.append(accepted)
+    advice = advice_line(report)
     findings = report.findings
     if findings:
         lines.append(count_line(findings) + ":")
         for severity, items in by_severity(findings):
             lines.append(f"{severity.value}s:")
             lines.extend(finding_line(f) for f in items)
+        if advice:
+            lines.append(advice)
     else:
         lines.append("No findings.")
     return "\n".join(lines) + "\n"
