@@ -108,3 +108,17 @@ def test_only_manifest_drift_suggests_manifest_write(archive: Path) -> None:
     record = archive / "evidence/e1-local-crash/ledger.json"
     record.write_text(record.read_text(encoding="utf-8").replace("{", "[", 1), "utf-8")
     assert "manifest --write" not in render(verify(archive))
+
+
+def test_a_ref_to_a_missing_defs_entry_is_quoted_not_printed_whole(archive: Path) -> None:
+    path = archive / "schemas/payment-ledger.schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    schema.setdefault("$defs", {})["count"] = {"type": "integer"}
+    schema["properties"]["evidenceId"] = {"$ref": "#/$defs/countt"}
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    rewrite_manifest(archive)
+    found = only(archive, "schema.unresolved")
+    assert found, "the broken $ref is reported"
+    for finding in found:
+        assert "did you mean '#/$defs/count'?" in finding.message
+        assert "{'" not in finding.message and len(finding.message) < 300

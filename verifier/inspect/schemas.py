@@ -221,7 +221,10 @@ class Validators:
         try:
             self.registry.resolver(base_uri=base).lookup(ref)
         except Unresolvable:
-            return f"is not available offline in {self.schemas_dir}/; no network request was made."
+            return _sentence(
+                f"is not available offline in {self.schemas_dir}/; no network request was made"
+                + _defs_hint(ref, self._resources.get(base.rstrip("#")))
+            )
         except (ValueError, RecursionError) as exc:  # an unparsable URI, a huge index
             return f"cannot be resolved ({type(exc).__name__}: {_clip(str(exc), 120)})."
         return None
@@ -310,7 +313,10 @@ class Validators:
                 Finding(
                     "schema.unresolved",
                     path,
-                    f"Its schema refers to something not available offline: {_clip(str(exc))}.",
+                    _sentence(
+                        "Its schema refers to something not available offline: "
+                        + _unresolved_text(exc, self.docs[schema_path])
+                    ),
                     pointer="/$schema",
                 )
             ], 1
@@ -346,6 +352,36 @@ class Validators:
                 )
             )
         return out, 1
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith(("?", ".")) else text + "."
+
+
+def _defs_hint(ref: str, schema: Any) -> str:
+    """``; did you mean '#/$defs/count'?`` for a ``$ref`` into a ``$defs`` entry that is not
+    there (the names of the schema's own ``$defs``, when it is a local reference)."""
+    from verifier.suggest import did_you_mean
+
+    head, _, name = ref.rpartition("/$defs/")
+    defs = schema.get("$defs") if isinstance(schema, dict) else None
+    if not name or "/" in name or head not in ("#", "") or not isinstance(defs, dict):
+        return ""
+    if len(defs) > 5000:
+        return ""
+    found = did_you_mean(name, [k for k in defs if isinstance(k, str)], n=1)
+    return found.replace("'", "'#/$defs/", 1).rstrip("?") + "?" if found else ""
+
+
+def _unresolved_text(exc: Exception, schema: Any) -> str:
+    """What a failed reference was, without the Python repr of the schema holding it
+    (``referencing``'s messages print the whole referring schema as a dict)."""
+    inner = getattr(exc, "_wrapped", exc)
+    ref = getattr(inner, "ref", None)
+    if isinstance(ref, str):
+        what = type(inner).__name__
+        return f"{_clip(ref, 120)!r} ({what}){_defs_hint(ref, schema)}"
+    return _clip(str(exc), 200)
 
 
 def _clip(text: str, limit: int = 300) -> str:
