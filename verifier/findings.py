@@ -245,6 +245,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "a container's member could not be read: refused by the zip safety rules, damaged, "
             "or compressed with a method that cannot be decoded here (zstd without zstandard)",
         ),
+        # Acceptance (verifier.accept): the baseline file given with --baseline.
+        "baseline.unmatched": (
+            Stage.INTEGRITY,
+            "a --baseline entry accepts a finding this run did not report (fixed or changed)",
+        ),
         # verify-evidence coverage: its own report's findings, never a check's.
         "coverage.uncovered": (
             Stage.COVERAGE,
@@ -345,6 +350,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.unreadable-member": Severity.ERROR,  # a history not read is never a pass
         "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
         "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
+        "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,
         "coverage.unread": Severity.ERROR,  # a record not audited is never a pass

@@ -104,6 +104,11 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
     integrity = judge_integrity(plan, facts, source, first, names, older)
     report = judge_records(plan, facts, integrity, options)
+    if options.ignore or options.select is not None or options.baseline is not None:
+        from verifier.accept.apply import accept
+        from verifier.accept.selection import Selection
+
+        report = accept(report, Selection(options.ignore, options.select), options.baseline)
     details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
     return Run(
         report,

@@ -49,6 +49,47 @@ class AssertionResult:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A finding the run does not count, and why: ``ignored`` (``--ignore``), ``not-selected``
+    (``--select`` left its code out) or ``baseline`` (an entry of ``--baseline`` matched it)."""
+
+    finding: Finding
+    by: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"acceptedBy": self.by, "finding": self.finding.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Acceptance:
+    """What ``--ignore``, ``--select`` and ``--baseline`` did to a run: the options, how many
+    findings each accepted, how many baseline entries matched nothing (each a finding) and how
+    many were of codes this run did not look for."""
+
+    baseline: str | None = None
+    ignore: tuple[str, ...] = ()
+    select: tuple[str, ...] | None = None
+    accepted: dict[str, int] = field(default_factory=dict)
+    unmatched: int = 0
+    unchecked: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.accepted.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "baseline": self.baseline,
+            "ignore": list(self.ignore),
+            "select": None if self.select is None else list(self.select),
+            "accepted": dict(sorted(self.accepted.items())),
+            "unmatchedEntries": self.unmatched,
+            "uncheckedEntries": self.unchecked,
+        }
+        return out
+
+
 class StageStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
@@ -65,6 +106,8 @@ class StageResult:
     findings: list[Finding] = field(default_factory=list)
     note: str | None = None
     skipped: bool = False
+    # findings the run does not count (--ignore, --select, --baseline), kept and marked
+    accepted: list[Accepted] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -101,6 +144,11 @@ class StageResult:
         }
         if self.note is not None:
             out["note"] = self.note
+        if self.accepted:
+            out["accepted"] = [
+                a.to_dict()
+                for a in sorted(self.accepted, key=lambda a: (a.finding.sort_key(), a.by))
+            ]
         return out
 
 
@@ -142,6 +190,10 @@ class Report:
     # The folder of the source that records, the assertion spec and the case catalogue name
     # files relative to ("data" in a bag, the --base folder); "" for the root. Not serialised.
     content_root: str = field(default="", repr=False)
+    # what --ignore, --select and --baseline did (None: none was given)
+    acceptance: Acceptance | None = None
+    # the configuration file the run read and what it set (None: no file)
+    configuration: dict[str, Any] | None = None
 
     def content_path(self, path: str) -> str:
         """The path in the source of ``path`` as records and catalogues name it."""
@@ -173,6 +225,14 @@ class Report:
         return f"{len(self.assertions)} assertions over {self.manifested_files} manifested files"
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._to_dict()
+        if self.acceptance is not None:
+            out["acceptance"] = self.acceptance.to_dict()
+        if self.configuration is not None:
+            out["configuration"] = self.configuration
+        return out
+
+    def _to_dict(self) -> dict[str, Any]:
         return {
             "reportVersion": 1,
             "tool": {"name": "verify-evidence", "version": self.tool_version},

@@ -76,7 +76,13 @@ class Context:
                     if path in self._manifested
                     else "is not listed in the manifest"
                 )
-            raise EvalError(f"{quote(path, 200)} {why}")
+            hint = ""
+            if path not in self._manifested and path not in self._unread:
+                from verifier.suggest import did_you_mean
+
+                known = [*self._manifested, *self._unread]
+                hint = did_you_mean(path, known, quote='"', n=1) if len(known) <= 20_000 else ""
+            raise EvalError(f"{quote(path, 200)} {why}{hint}")
 
     def document(self, path: Any) -> Any:
         """A whole record (declare it with ``Need(path, "")``)."""

@@ -7,7 +7,11 @@ import os
 
 from verifier.atomicwrite import write_atomic
 from verifier.errors import UsageError
-from verifier.plan.locate import DEFAULT_MANIFEST, MAX_MANIFEST_BYTES, _relative_inside
+from verifier.plan.locate import (
+    MAX_MANIFEST_BYTES,
+    _relative_inside,
+    manifest_path,
+)
 from verifier.plan.manifest import format_manifest, normalize_name, parse_manifest
 from verifier.plan.scope import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
 from verifier.sources import DirectorySource, Kind, Source, SourceError, open_source
@@ -45,7 +49,7 @@ def _write(
     scope: tuple[str, ...] | None,
     write: bool,
 ) -> tuple[str, bytes]:
-    target = manifest or os.path.join(root, DEFAULT_MANIFEST)
+    target = manifest_path(root, manifest)  # relative to ROOT, as check reads it
     rel = _relative_inside(target, root)
     if scope is None:
         existing: list[str] = []

@@ -2,7 +2,11 @@
 
 It holds one example run record (with its tool-call transcript) and the readback that refers
 to it, their schemas, an assertion spec with one assertion of each kind, a case catalogue with
-one case, and a manifest. It refuses to write into a folder that is not empty.
+one case, and a manifest. Its vocabulary (case kinds, evidence ids) is its own, in
+``schemas/archive.schema.json`` (:mod:`verifier.authoring.vocabulary`). It writes into a new
+folder, an empty one, or one that holds only dotfiles (a fresh ``git init``: ``.git``,
+``.gitignore``); anything else is refused. ``ci="github"`` adds a GitHub Actions workflow and
+``pre_commit`` a ``.pre-commit-config.yaml`` (:mod:`verifier.authoring.ci`).
 """
 
 from __future__ import annotations
@@ -32,15 +36,30 @@ def template_files() -> list[tuple[str, bytes]]:
     return _files(resources.files("verifier").joinpath(TEMPLATE))
 
 
-def scaffold(target: str | os.PathLike[str]) -> list[str]:
+def scaffold(
+    target: str | os.PathLike[str],
+    ci: str | None = None,
+    pre_commit: bool = False,
+    install: str | None = None,
+) -> list[str]:
     """Write a new archive into ``target`` (created if missing). Returns the paths written."""
+    from verifier.authoring.ci import extra_files
+
     root = os.fspath(target)
+    files = template_files() + extra_files(ci, pre_commit, install)
     if os.path.exists(root):
         if not os.path.isdir(root):
             raise UsageError(f"{root} exists and is not a directory")
-        if os.listdir(root):
-            raise UsageError(f"{root} is not empty; init only writes into an empty or new folder")
-    files = template_files()
+        other = sorted(n for n in os.listdir(root) if not n.startswith("."))
+        if other:
+            shown = ", ".join(other[:3]) + (", ..." if len(other) > 3 else "")
+            raise UsageError(
+                f"{root} is not empty (it holds {shown}); init only writes into a new or empty "
+                "folder, or one that holds only dotfiles such as .git"
+            )
+        taken = [n for n, _ in files if os.path.lexists(os.path.join(root, *n.split("/")))]
+        if taken:
+            raise UsageError(f"{root}/{taken[0]} exists already; init never overwrites a file")
     os.makedirs(root, exist_ok=True)
     written = []
     for name, data in files:

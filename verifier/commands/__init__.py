@@ -15,14 +15,20 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from verifier.findings import Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 RootArg = Annotated[Path, typer.Argument(help="The archive's root folder.")]
 ManifestOpt = Annotated[
-    Path | None,
-    typer.Option("--manifest", help="The manifest to check, if not ROOT/manifest.sha256."),
+    str | None,  # a str, not a Path: './NAME' (as given) differs from 'NAME' (inside ROOT)
+    typer.Option(
+        "--manifest",
+        help="The manifest, if not ROOT/manifest.sha256: a name inside ROOT (SHA256SUMS, "
+        "release/SHA256SUMS), or an absolute or ./ path, taken as given.",
+    ),
 ]
 ScopeOpt = Annotated[
     list[str] | None,
@@ -34,6 +40,34 @@ ScopeOpt = Annotated[
     ),
 ]
 NoColorOpt = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour.")]
+
+
+class Color(StrEnum):
+    """The choices of --color."""
+
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+ColorOpt = Annotated[
+    Color,
+    typer.Option(
+        "--color",
+        help="auto (the default): the rich view on a terminal, unless NO_COLOR is set, and "
+        "also off a terminal when FORCE_COLOR is; always; never (plain text, as --no-color).",
+        case_sensitive=False,
+    ),
+]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="Say on standard error which settings differ from the defaults and where each "
+        "came from.",
+    ),
+]
 QuietOpt = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="Print nothing on standard output; the exit code tells."),
@@ -65,12 +99,33 @@ def threshold(fail_on: FailOn) -> Severity:
     return Severity(fail_on.value)
 
 
-def use_rich(auto: bool, no_color: bool) -> bool:
-    """A rich view only on a terminal, never with --no-color or NO_COLOR."""
-    return auto and not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+def forced_color() -> bool:
+    """``FORCE_COLOR`` set to anything but empty, ``0`` or ``false`` (force-color.org)."""
+    return os.environ.get("FORCE_COLOR", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def optional_path(path: Path | None) -> str | None:
+def use_rich(auto: bool, no_color: bool, color: Color = Color.AUTO) -> bool:
+    """A rich view where the format is auto: with --color always; never with --color never,
+    --no-color or NO_COLOR (which wins over FORCE_COLOR); with FORCE_COLOR; else on a
+    terminal only."""
+    if not auto or no_color or color is Color.NEVER:
+        return False
+    if color is Color.ALWAYS:
+        return True
+    if "NO_COLOR" in os.environ:
+        return False
+    return forced_color() or sys.stdout.isatty()
+
+
+def rich_console(color: Color = Color.AUTO) -> Console:
+    """The terminal console, forced to colour when --color always or FORCE_COLOR asked."""
+    from verifier.views.terminal import console
+
+    force = color is Color.ALWAYS or (color is Color.AUTO and forced_color())
+    return console(force_terminal=True) if force else console()
+
+
+def optional_path(path: str | Path | None) -> str | None:
     return os.fspath(path) if path else None
 
 

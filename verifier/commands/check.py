@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,17 +13,38 @@ import typer
 from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Color,
+    ColorOpt,
     FailOn,
     FailOnOpt,
     ManifestOpt,
     NoColorOpt,
     QuietOpt,
     ScopeOpt,
+    VerboseOpt,
     optional_path,
     optional_tuple,
+    rich_console,
     threshold,
     use_rich,
 )
+from verifier.commands.acceptopts import (
+    BaselineOpt,
+    IgnoreOpt,
+    SelectOpt,
+    WriteBaselineOpt,
+    acceptance_options,
+    rewrite_baseline,
+)
+from verifier.commands.configopts import (
+    ConfigOpt,
+    NoConfigOpt,
+    ShowConfigOpt,
+    configure,
+    converters,
+    verbose_text,
+)
+from verifier.commands.configopts import show_config as show_config_text
 from verifier.commands.output import (
     ORDER_KEY,
     OrderedOptionsCommand,
@@ -106,6 +129,15 @@ def check(
     ] = None,
     executor: ExecutorOpt = None,
     scheduler: SchedulerOpt = None,
+    ignore: IgnoreOpt = None,
+    select: SelectOpt = None,
+    baseline: BaselineOpt = None,
+    write_baseline: WriteBaselineOpt = None,
+    color: ColorOpt = Color.AUTO,
+    verbose: VerboseOpt = False,
+    config: ConfigOpt = None,
+    no_config: NoConfigOpt = False,
+    show_config: ShowConfigOpt = False,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -117,13 +149,42 @@ def check(
     from verifier.commands.output import plan, tokens, write
     from verifier.pipeline import Options, verify
 
-    given = tokens(ctx.meta.get(ORDER_KEY), [f.value for f in fmt or []], list(output or []))
+    configured = configure(
+        ctx, "check", os.fspath(root), git, config, no_config, converters(Format, FailOn, Color)
+    )
+    if show_config:
+        write(None, show_config_text(configured, ctx, "check"))
+        return EXIT_OK
+    settings = configured.applied
+    if verbose:
+        print(verbose_text(configured), end="", file=sys.stderr)
+    order = ctx.meta.get(ORDER_KEY)
+    if "format" in settings:  # the file's format goes to standard output
+        fmt, order = [settings["format"]], None if order is None else ["fmt", *order]
+    manifest = settings.get("manifest", manifest)
+    scope = settings.get("scope", scope)
+    no_color = settings.get("no-color", no_color)
+    color = settings.get("color", color)
+    quiet = settings.get("quiet", quiet)
+    fail_on = settings.get("fail-on", fail_on)
+    base = settings.get("base", base)
+    max_bytes = settings.get("max-bytes", max_bytes)
+    max_ratio = settings.get("max-ratio", max_ratio)
+    stages = settings.get("stages", stages)
+    jobs = settings.get("jobs", jobs)
+    executor = settings.get("executor", executor)
+    ignore = settings.get("ignore", ignore)
+    select = settings.get("select", select)
+    baseline = settings.get("baseline", baseline)
+
+    given = tokens(order, [f.value for f in fmt or []], list(output or []))
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
     from verifier.plan.option_values import MAX_JOBS, parse_count
 
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     where = executor_options(executor, scheduler)
+    accepting = acceptance_options(ignore, select, baseline, write_baseline, pairs)
     from verifier.commands.progress import progress_bar
 
     with progress_bar(enabled=not quiet) as progress:
@@ -137,16 +198,19 @@ def check(
                 progress=progress,
                 **more,
                 **where,
+                **accepting,
             ),
         )
+    if write_baseline is not None:
+        report = rewrite_baseline(report, write_baseline)
+    report.configuration = configured.to_dict()
     for name, path in pairs:
         if quiet and path is None:
             continue
-        if name == Format.AUTO and path is None and use_rich(True, no_color):
+        if name == Format.AUTO and path is None and use_rich(True, no_color, color):
             from verifier.views.check.rich_view import show
-            from verifier.views.terminal import console
 
-            show(report, console())
+            show(report, rich_console(color))
             continue
         write(path, CHECK["text" if name == Format.AUTO else name](report))
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK

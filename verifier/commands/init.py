@@ -12,7 +12,34 @@ from verifier.commands import EXIT_OK
 
 
 def init(
-    directory: Annotated[Path, typer.Argument(help="The new archive's folder (empty or new).")],
+    directory: Annotated[
+        Path,
+        typer.Argument(help="The new archive's folder: new, empty, or holding only dotfiles."),
+    ],
+    ci: Annotated[
+        str | None,
+        typer.Option(
+            "--ci",
+            metavar="github",
+            help="Also write a CI workflow: github (.github/workflows/verify-evidence.yml).",
+        ),
+    ] = None,
+    pre_commit: Annotated[
+        bool,
+        typer.Option(
+            "--pre-commit",
+            help="Also write .pre-commit-config.yaml: a local hook that runs the "
+            "verify-evidence on PATH.",
+        ),
+    ] = False,
+    install: Annotated[
+        str | None,
+        typer.Option(
+            "--install",
+            metavar="REQUIREMENT",
+            help="With --ci: what the workflow pip-installs (default: verifier==this version).",
+        ),
+    ] = None,
 ) -> int:
     """Start a new archive: an example record, its schema, assertions, a case, a manifest.
 
@@ -20,7 +47,7 @@ def init(
     """
     from verifier.authoring.scaffold import scaffold
 
-    written = scaffold(directory)
+    written = scaffold(directory, ci, pre_commit, install)
     for name in written:
         print(f"created {directory / name}", file=sys.stderr)
     print(

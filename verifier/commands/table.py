@@ -12,16 +12,27 @@ import typer
 from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Color,
+    ColorOpt,
     FailOn,
     FailOnOpt,
     ManifestOpt,
     NoColorOpt,
-    RootArg,
     optional_path,
+    rich_console,
     threshold,
     use_rich,
 )
 from verifier.commands.output import format_choices, format_help
+from verifier.commands.sourceopts import (
+    BaseOpt,
+    GitOpt,
+    MaxBytesOpt,
+    MaxRatioOpt,
+    RevOpt,
+    SourceArg,
+    source_options,
+)
 from verifier.views.table import TABLE
 
 if TYPE_CHECKING:
@@ -34,7 +45,7 @@ else:
 
 
 def table(
-    root: RootArg = Path("."),
+    root: SourceArg = Path("."),
     fmt: Annotated[
         TableFormat,
         typer.Option(
@@ -62,6 +73,12 @@ def table(
     manifest: ManifestOpt = None,
     no_color: NoColorOpt = False,
     fail_on: FailOnOpt = FailOn.ERROR,
+    git: GitOpt = None,
+    rev: RevOpt = None,
+    base: BaseOpt = None,
+    max_bytes: MaxBytesOpt = None,
+    max_ratio: MaxRatioOpt = None,
+    color: ColorOpt = Color.AUTO,
 ) -> int:
     """Verify the archive, then print one row per case of its case catalogue.
 
@@ -76,7 +93,9 @@ def table(
     from verifier.views.table import TableView
 
     catalogue = catalogue or DEFAULT_CATALOGUE
-    report = verify(root, Options(manifest=optional_path(manifest), documents=(catalogue,)))
+    location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
+    options = Options(manifest=optional_path(manifest), documents=(catalogue,), **more)
+    report = verify(location, options)
     outcome = build_table(report, catalogue, threshold(fail_on))
     if outcome.problems and not outcome.cases:
         raise UsageError(outcome.problems[0])
@@ -87,11 +106,10 @@ def table(
             known = ", ".join(r.id for r in outcome.cases)
             raise UsageError(f"no case {case!r} in the catalogue (cases: {known})")
         row = matches[0]
-    if use_rich(fmt is TableFormat.AUTO and row is None, no_color):
+    if use_rich(fmt is TableFormat.AUTO and row is None, no_color, color):
         from verifier.views.table.rich_view import show
-        from verifier.views.terminal import console
 
-        show(outcome, console())
+        show(outcome, rich_console(color))
     else:
         render = TABLE["text" if fmt is TableFormat.AUTO else fmt.value]
         sys.stdout.write(render(TableView(outcome, row)))

@@ -20,9 +20,12 @@ from verifier.commands import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    Color,
+    ColorOpt,
     FailOn,
     FailOnOpt,
     NoColorOpt,
+    rich_console,
     threshold,
     use_rich,
 )
@@ -109,6 +112,7 @@ def check(
     no_color: NoColorOpt = False,
     fail_on: FailOnOpt = FailOn.ERROR,
     leaf: LeafOpt = False,
+    color: ColorOpt = Color.AUTO,
 ) -> int:
     """Check that every tool call has exactly one result inside its answer window.
 
@@ -120,11 +124,10 @@ def check(
         report = check_files([os.fspath(f) for f in files], shape, leaf)
     except CannotRun as exc:
         return _cannot(str(exc))
-    if fmt is Format.AUTO and use_rich(True, no_color):
-        from verifier.views.terminal import console
+    if fmt is Format.AUTO and use_rich(True, no_color, color):
         from verifier.views.transcript.rich_view import show
 
-        show(report, console())
+        show(report, rich_console(color))
     else:
         sys.stdout.write(TRANSCRIPT["text" if fmt is Format.AUTO else fmt.value](report))
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK

@@ -10,6 +10,7 @@ registry's retrieve function refuses, so no network call can ever happen.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -204,11 +205,26 @@ class Validators:
                         )
         return out
 
+    def _nearest(self, name: str) -> str:
+        """What a record's unknown ``$schema`` was probably meant to be: the schema file of
+        that name whose ``$id`` differs, or the close ``$id`` values (difflib)."""
+        from verifier.suggest import did_you_mean
+
+        leaf = name.rstrip("/").rsplit("/", 1)[-1]
+        for path, doc in sorted(self.docs.items()):
+            if leaf and path.rsplit("/", 1)[-1] == leaf:
+                return f"; {path} exists, but its $id is {_clip(str(doc.get('$id')), 120)!r}."
+        hint = did_you_mean(name, self.ids, n=1) if len(self.ids) <= 5000 else ""
+        return hint or "."
+
     def _unresolvable(self, base: str, ref: str) -> str | None:
         try:
             self.registry.resolver(base_uri=base).lookup(ref)
         except Unresolvable:
-            return f"is not available offline in {self.schemas_dir}/; no network request was made."
+            return _sentence(
+                f"is not available offline in {self.schemas_dir}/; no network request was made"
+                + _defs_hint(ref, self._resources.get(base.rstrip("#")))
+            )
         except (ValueError, RecursionError) as exc:  # an unparsable URI, a huge index
             return f"cannot be resolved ({type(exc).__name__}: {_clip(str(exc), 120)})."
         return None
@@ -276,8 +292,8 @@ class Validators:
                 Finding(
                     "schema.unresolved",
                     path,
-                    f"Its schema {name!r} is not in {self.schemas_dir}/; no network request "
-                    "was made.",
+                    f"Its schema {_clip(name, 120)!r} is not the $id of a schema in "
+                    f"{self.schemas_dir}/ (no network request was made){self._nearest(name)}",
                     pointer="/$schema",
                 )
             ], 0
@@ -297,7 +313,10 @@ class Validators:
                 Finding(
                     "schema.unresolved",
                     path,
-                    f"Its schema refers to something not available offline: {_clip(str(exc))}.",
+                    _sentence(
+                        "Its schema refers to something not available offline: "
+                        + _unresolved_text(exc, self.docs[schema_path])
+                    ),
                     pointer="/$schema",
                 )
             ], 1
@@ -333,6 +352,36 @@ class Validators:
                 )
             )
         return out, 1
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith(("?", ".")) else text + "."
+
+
+def _defs_hint(ref: str, schema: Any) -> str:
+    """``; did you mean '#/$defs/count'?`` for a ``$ref`` into a ``$defs`` entry that is not
+    there (the names of the schema's own ``$defs``, when it is a local reference)."""
+    from verifier.suggest import did_you_mean
+
+    head, _, name = ref.rpartition("/$defs/")
+    defs = schema.get("$defs") if isinstance(schema, dict) else None
+    if not name or "/" in name or head not in ("#", "") or not isinstance(defs, dict):
+        return ""
+    if len(defs) > 5000:
+        return ""
+    found = did_you_mean(name, [k for k in defs if isinstance(k, str)], n=1)
+    return found.replace("'", "'#/$defs/", 1).rstrip("?") + "?" if found else ""
+
+
+def _unresolved_text(exc: Exception, schema: Any) -> str:
+    """What a failed reference was, without the Python repr of the schema holding it
+    (``referencing``'s messages print the whole referring schema as a dict)."""
+    inner = getattr(exc, "_wrapped", exc)
+    ref = getattr(inner, "ref", None)
+    if isinstance(ref, str):
+        what = type(inner).__name__
+        return f"{_clip(ref, 120)!r} ({what}){_defs_hint(ref, schema)}"
+    return _clip(str(exc), 200)
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -421,8 +470,38 @@ def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:
     return value
 
 
+def _excerpt(value: Any, limit: int = 60) -> str:
+    """A short, quoted excerpt of a value for a message: JSON, ASCII, cut at ``limit``."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, sort_keys=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    if len(text) <= limit:
+        return text
+    what = (
+        "object"
+        if isinstance(value, dict)
+        else "array"
+        if isinstance(value, list)
+        else "string"
+        if isinstance(value, str)
+        else "value"
+    )
+    return f"the {what} {text[: limit - 3]}..."
+
+
+def _without_repr(error: ValidationError) -> str:
+    """jsonschema's message with the instance's Python repr at its start (a whole record,
+    kilobytes on one line) replaced by a short JSON excerpt."""
+    message = str(error.message)
+    shown = repr(error.instance)
+    if message.startswith(shown) and (len(shown) > 60 or not isinstance(error.instance, str)):
+        return _excerpt(error.instance) + message[len(shown) :]
+    return message
+
+
 def _schema_finding(path: str, error: ValidationError) -> Finding:
-    message = error.message
+    message = _without_repr(error)
     if len(message) > 300:
         message = message[:297] + "..."
     return Finding(

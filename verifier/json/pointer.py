@@ -58,6 +58,17 @@ def array_index(token: str, size: int) -> int | None:
     return index if index < size else None
 
 
+def _member_hint(token: str, node: dict[str, Any]) -> str:
+    """``; did you mean "pinnedVersions"?`` among an object's members (at most 1,000 looked
+    at, each quoted: the names are the record's)."""
+    if len(node) > 1000 or len(token) > 200:
+        return ""
+    from verifier.suggest import close_matches
+
+    found = close_matches(token, (k for k in node if len(k) <= 200))
+    return f"; did you mean {' or '.join(quote(f) for f in found)}?" if found else ""
+
+
 def resolve_pointer(document: Any, pointer: str) -> Any:
     """RFC 6901. Returns the value, or raises :class:`EvalError`."""
     if pointer == "":
@@ -71,7 +82,8 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
         if isinstance(node, dict):
             if token not in node:
                 raise EvalError(
-                    f"pointer {quote(pointer)} resolves to nothing (no member {quote(token)})"
+                    f"pointer {quote(pointer)} resolves to nothing (no member {quote(token)}"
+                    f"{_member_hint(token, node)})"
                 )
             node = node[token]
         elif isinstance(node, list):

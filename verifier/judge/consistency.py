@@ -126,6 +126,19 @@ def _evaluate(
     return _Verdict(outcome.status, outcome.message, outcome.code, path, pointer)
 
 
+def _unknown_kind(name: str, item: dict[str, Any]) -> str:
+    """``unknown assertion kind "equalx"; did you mean "equals"? (kinds: ...)``."""
+    from verifier.assertions import KINDS
+    from verifier.suggest import did_you_mean
+
+    if "kind" not in item:
+        return f"no assertion kind given (kinds: {', '.join(KINDS)})"
+    if not isinstance(item.get("kind"), str):
+        return f"the kind must be a string (kinds: {', '.join(KINDS)})"
+    hint = did_you_mean(name, KINDS, quote='"')
+    return f"unknown assertion kind {quote(name)}{hint} (kinds: {', '.join(KINDS)})"
+
+
 def repeated_ids(assertions: list[Any]) -> set[int]:
     """The indexes of the assertions whose id an earlier assertion already uses."""
     seen: set[str] = set()
@@ -234,7 +247,7 @@ def check_consistency(
         elif kind is None:
             verdict = _Verdict(
                 AssertionStatus.ERROR,
-                f"unknown assertion kind {quote(kind_name)}",
+                _unknown_kind(kind_name, item),
                 None,
                 spec_path,
                 f"{at}/kind" if "kind" in item else at,
@@ -249,7 +262,8 @@ def check_consistency(
             code = verdict.code or (
                 "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
             )
-            message = f"{plain(aid)}: {verdict.message}."
+            end = "" if verdict.message.endswith(("?", ".")) else "."
+            message = f"{plain(aid)}: {verdict.message}{end}"
             finding = Finding(code, verdict.path, message, verdict.pointer)
             stage.findings.append(finding)
         results.append(

@@ -21,6 +21,63 @@ DEFAULT_MANIFEST = "manifest.sha256"
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # a million lines of long names fit in a quarter of it
 
 
+#: names a missing default manifest is looked for under, to suggest one (lower-cased match)
+CANDIDATE_NAMES = ("sha256sums", "sha256sums.txt")
+CANDIDATE_SUFFIXES = (".sha256", ".sha256sum", ".sha256sums")
+CANDIDATE_PREFIXES = ("checksums.", "checksum.")
+_MAX_LISTED = 10_000  # entries of the root looked at for candidates, at most
+
+
+def manifest_path(root: str, manifest: str | None) -> str:
+    """Where a folder's manifest is: ``ROOT/manifest.sha256`` by default; a name given
+    relative (``SHA256SUMS``, ``release/SHA256SUMS``) is relative to ROOT; an absolute path or
+    one that starts with ``./`` or ``../`` is taken as given (relative to the working
+    directory)."""
+    if manifest is None:
+        return os.path.join(root, DEFAULT_MANIFEST)
+    given = manifest.replace(os.sep, "/")
+    if os.path.isabs(manifest) or given.startswith(("./", "../")) or given in (".", ".."):
+        return manifest
+    return os.path.join(root, manifest)
+
+
+def manifest_candidates(root: str) -> list[str]:
+    """Files directly in ``root`` that look like a manifest (``SHA256SUMS``, ``*.sha256``,
+    ``checksums.*``), sorted, five at most; never follows a link, never reads one."""
+    found: list[str] = []
+    try:
+        with os.scandir(root) as entries:
+            for i, entry in enumerate(entries):
+                if i >= _MAX_LISTED:
+                    break
+                low = entry.name.lower()
+                if not (
+                    low in CANDIDATE_NAMES
+                    or low.endswith(CANDIDATE_SUFFIXES)
+                    or low.startswith(CANDIDATE_PREFIXES)
+                ):
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    found.append(entry.name)
+    except OSError:
+        return []
+    return sorted(found)[:5]
+
+
+def _missing(root: str, path: str, options: Options) -> UsageError:
+    message = f"no manifest: {path} does not exist"
+    if options.manifest is None:
+        candidates = manifest_candidates(root)
+        if candidates:
+            named = ", ".join(candidates)
+            message += f"; found {named} in {root}: pass --manifest {candidates[0]}"
+        else:
+            message += (
+                "; name it with --manifest, or write one with 'verify-evidence manifest --write'"
+            )
+    return UsageError(message)
+
+
 def _relative_inside(path: str, root: str) -> str | None:
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
     if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
@@ -48,7 +105,7 @@ def read_manifest(
     (and ``--max-bytes``); otherwise :class:`ManifestRefused`. A manifest outside the root is
     the caller's own file: it must be a regular file too, or the command cannot run
     (:class:`UsageError`); a missing manifest is a :class:`UsageError` either way."""
-    path = options.manifest or os.path.join(root, DEFAULT_MANIFEST)
+    path = manifest_path(root, options.manifest)
     rel = _relative_inside(path, root)
     label = rel if rel is not None else path
     limit = min(MAX_MANIFEST_BYTES, options.limits.max_bytes)
@@ -63,7 +120,7 @@ def read_manifest(
         where = path if rel is None else os.path.join(root, *rel.split("/"))
         data = read_regular(where, limit, follow=rel is None)
     except FileNotFoundError:
-        raise UsageError(f"no manifest: {path} does not exist") from None
+        raise _missing(root, path, options) from None
     except IsADirectoryError:
         raise UsageError(f"the manifest {path} is a directory") from None
     except NotRegularError as exc:
@@ -129,8 +186,11 @@ def find_manifest(
     if member is not None and kind in (Kind.LINK, Kind.OTHER):
         what = "a link" if kind is Kind.LINK else "a special file"
         return None, [_refused(member, f"{member} is {what}")]
-    if options.manifest and os.path.isfile(options.manifest):
-        return read_manifest(root, options), []
+    if options.manifest and os.path.isfile(options.manifest):  # the caller's own file
+        from dataclasses import replace
+
+        local = replace(options, manifest=os.path.abspath(options.manifest))
+        return read_manifest(root, local), []
     if not source.complete() or source.name == "bag":
         return None, []  # a finding says why: a limit, damage, or a bag without its manifest
     raise UsageError(f"no manifest: {source.description} holds no {name}")

@@ -40,6 +40,11 @@ class Options:
     # Glob patterns of records kept whole all the same (``verify-evidence coverage`` walks
     # every leaf of every record); they are read where they are read, like any record.
     whole: tuple[str, ...] = ()
+    # which findings count (verifier.accept): codes --ignore names, the codes --select keeps
+    # (None: all), and a baseline read before the run (verifier.accept.baseline.Baseline)
+    ignore: frozenset[str] = frozenset()
+    select: frozenset[str] | None = None
+    baseline: Any = None
 
     def worker_count(self) -> int:
         from verifier.execute.registry import default_workers
@@ -58,6 +63,10 @@ def check_options(options: Options) -> None:
     if options.executor != "auto" and options.executor not in EXECUTORS:
         choices = ", ".join(("auto", *EXECUTORS))
         raise UsageError(f"--executor {options.executor}: not one of {choices}")
+    from verifier.accept.selection import CHECK_CODES, parse_codes
+
+    parse_codes(sorted(options.ignore), "--ignore", CHECK_CODES)  # raises for an unknown code
+    parse_codes(sorted(options.select or ()), "--select", CHECK_CODES)
 
 
 __all__ = ["STAGES", "Options", "check_options"]

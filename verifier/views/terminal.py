@@ -29,9 +29,10 @@ def plain(text: str, style: str = "") -> Text:
     return Text(visible(text), style=style, no_wrap=False)
 
 
-def console() -> Console:
-    """The terminal console: no markup, emoji or highlighting for anything printed as str."""
-    return Console(markup=False, emoji=False, highlight=False)
+def console(force_terminal: bool | None = None) -> Console:
+    """The terminal console: no markup, emoji or highlighting for anything printed as str
+    (``force_terminal``: colour even when standard output is not a terminal)."""
+    return Console(markup=False, emoji=False, highlight=False, force_terminal=force_terminal)
 
 
 def grid(headers: Sequence[str], **options: object) -> Table:

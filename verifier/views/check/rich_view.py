@@ -11,7 +11,12 @@ from rich.console import Console
 from rich.text import Text
 
 from verifier.report import Report, StageStatus
-from verifier.views.check.text import stage_detail, unchecked_line
+from verifier.views.check.text import (
+    acceptance_line,
+    advice_line,
+    stage_detail,
+    unchecked_line,
+)
 from verifier.views.findings import count_line, location
 from verifier.views.inert import visible
 from verifier.views.terminal import SEVERITY_STYLE, grid, plain
@@ -50,6 +55,9 @@ def show(report: Report, out: Console) -> None:
     unchecked = unchecked_line(report)
     if unchecked:
         out.print(Text(unchecked, style="yellow"))
+    for extra in (acceptance_line(report), advice_line(report)):
+        if extra:
+            out.print(Text(extra, style="yellow"))
     findings = report.findings
     if not findings:
         out.print(Text("No findings.", style="green"))

@@ -51,6 +51,41 @@ def unchecked_line(report: Report) -> str | None:
     return line[0].upper() + line[1:] + "."
 
 
+def acceptance_line(report: Report) -> str | None:
+    """What --ignore, --select and --baseline set aside, counted (``None``: none given)."""
+    a = report.acceptance
+    if a is None:
+        return None
+    parts = [f"{n} {by}" for by, n in sorted(a.accepted.items()) if n]
+    line = f"Accepted, not counted: {a.total} finding(s)" + (
+        f" ({', '.join(parts)})" if parts else ""
+    )
+    if a.baseline is not None:
+        entries = "entry" if a.unmatched == 1 else "entries"
+        line += f"; baseline {visible(a.baseline)}: {a.unmatched} {entries} matched nothing"
+        if a.unchecked:
+            line += f", {a.unchecked} of codes not looked for"
+    return line + ". The JSON report lists them under each stage's 'accepted'."
+
+
+#: findings a forgotten ``verify-evidence manifest --write`` explains
+MANIFEST_UPDATE = frozenset({"manifest.unlisted", "manifest.mismatch", "manifest.missing"})
+
+
+def advice_line(report: Report) -> str | None:
+    """What to do when the only findings are files added, changed or removed since the
+    manifest was written: the usual cause is a manifest not rewritten after an edit. (It is
+    also what tampering looks like, so it says to review the change first.)"""
+    codes = {f.code for f in report.findings}
+    if not codes or not codes <= MANIFEST_UPDATE:
+        return None
+    return (
+        "The only findings are files added, changed or removed since the manifest was "
+        "written. If you made these changes, run 'verify-evidence manifest --write' and "
+        "review the diff; if you did not, the archive was altered."
+    )
+
+
 def render(report: Report) -> str:
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
@@ -65,12 +100,21 @@ def render(report: Report) -> str:
     unchecked = unchecked_line(report)
     if unchecked:
         lines.append(unchecked)
+    if report.configuration is not None:
+        settings = ", ".join(report.configuration["settings"]) or "nothing"
+        lines.append(f"Configuration {visible(report.configuration['file'])} set: {settings}.")
+    accepted = acceptance_line(report)
+    if accepted:
+        lines.append(accepted)
+    advice = advice_line(report)
     findings = report.findings
     if findings:
         lines.append(count_line(findings) + ":")
         for severity, items in by_severity(findings):
             lines.append(f"{severity.value}s:")
             lines.extend(finding_line(f) for f in items)
+        if advice:
+            lines.append(advice)
     else:
         lines.append("No findings.")
     return "\n".join(lines) + "\n"

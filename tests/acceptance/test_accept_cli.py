@@ -1,0 +1,64 @@
+"""--ignore, --select, --baseline and --write-baseline through the real command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.acceptance.test_formats import cli, tampered
+from tests.hostile.harness import validate_report
+
+
+def test_unknown_code_is_exit_2_one_line_before_reading(tmp_path: Path) -> None:
+    proc = cli("check", str(tmp_path / "absent"), "--select", "schema.invalidd")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert "did you mean 'schema.invalid'" in proc.stderr
+
+
+def test_bad_baseline_is_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "b.json"
+    bad.write_text("{", encoding="utf-8")
+    proc = cli("check", str(tmp_path / "absent"), "--baseline", str(bad))
+    assert proc.returncode == 2 and proc.stderr.startswith("verify-evidence: error: --baseline")
+    proc = cli("check", str(tmp_path), "--baseline", str(tmp_path / "none.json"))
+    assert proc.returncode == 2 and "cannot read it" in proc.stderr
+
+
+def test_write_then_use_a_baseline(archive: Path, tmp_path: Path) -> None:
+    broken = tampered(archive)
+    assert cli("check", str(broken), "-q").returncode == 1
+    base = tmp_path / "baseline.json"
+    proc = cli("check", str(broken), "--write-baseline", str(base), "--format", "text")
+    assert proc.returncode == 0, proc.stdout
+    assert "Accepted, not counted:" in proc.stdout
+    entries = json.loads(base.read_text(encoding="utf-8"))["findings"]
+    assert entries
+    proc = cli("check", str(broken), "--baseline", str(base), "--format", "json")
+    assert proc.returncode == 0, proc.stdout
+    report = json.loads(proc.stdout)
+    validate_report(report)
+    assert report["acceptance"]["accepted"]["baseline"] == len(entries)
+    assert sum(len(s.get("accepted", [])) for s in report["stages"]) == len(entries)
+    # a new problem is not accepted
+    (broken / "evidence/another.json").write_text("{}\n", encoding="utf-8")
+    assert cli("check", str(broken), "--baseline", str(base), "-q").returncode == 1
+
+
+def test_write_baseline_cannot_be_an_output(tmp_path: Path) -> None:
+    out = tmp_path / "x.json"
+    proc = cli(
+        "check", str(tmp_path), "--format", "json", "-o", str(out), "--write-baseline", str(out)
+    )
+    assert proc.returncode == 2 and "--write-baseline" in proc.stderr
+
+
+def test_ignore_by_group_passes_with_counts(archive: Path) -> None:
+    broken = tampered(archive)
+    proc = cli(
+        "check", str(broken), "--ignore", "manifest,assertion", "--ignore", "schema.invalid",
+        "--ignore", "record.no-schema,catalogue", "--format", "text",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout
+    assert "ignored" in proc.stdout
+    assert "Accepted, not counted:" in proc.stdout

@@ -1,0 +1,96 @@
+"""The report with acceptance applied: findings of codes ``--ignore`` names or ``--select``
+leaves out, and findings a baseline entry matches, move from a stage's counted findings to its
+``accepted`` list, each marked with why (``ignored``, ``not-selected``, ``baseline``). They
+are still in the JSON report and counted in its ``acceptance`` summary; they no longer fail a
+stage or the run. A baseline entry that matches no finding of a stage that ran is itself a
+finding (``baseline.unmatched``), so a fixed finding's entry cannot silently accept its
+return, and a stale baseline is visible."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from verifier.accept.baseline import Baseline, Entry, entry_of
+from verifier.accept.selection import Selection
+from verifier.findings import CODES, Finding, Stage
+from verifier.report import Acceptance, Accepted, Report
+
+UNMATCHED = "baseline.unmatched"
+
+
+def _unmatched(entry: Entry, name: str) -> Finding:
+    return Finding(
+        UNMATCHED,
+        entry.path,
+        f"the baseline {name} accepts a {entry.code} finding ({entry.fingerprint}) that this "
+        "run did not report: it was fixed or it changed; remove the entry, or rewrite the "
+        "baseline with --write-baseline",
+        pointer=entry.pointer,
+    )
+
+
+def accept(report: Report, selection: Selection, baseline: Baseline | None) -> Report:
+    """``report`` with ``selection`` and ``baseline`` applied (a new report; the stages'
+    counts are the judges' own, unchanged)."""
+    if not selection.active and baseline is None:
+        return report
+    remaining: Counter[tuple[str, str, str | None, str]] = Counter(
+        e.key for e in (baseline.entries if baseline else ())
+    )
+    ran = {s.stage for s in report.stages if not s.skipped}
+    by_stage: dict[Stage, tuple[list[Finding], list[Accepted]]] = {}
+    for stage in report.stages:
+        kept: list[Finding] = []
+        taken: list[Accepted] = list(stage.accepted)
+        for finding in sorted(stage.findings, key=Finding.sort_key):
+            why = selection.why_not(finding.code)
+            if why is None and remaining:
+                key = entry_of(finding).key
+                if remaining[key] > 0:
+                    remaining[key] -= 1
+                    why = "baseline"
+            if why is None:
+                kept.append(finding)
+            else:
+                taken.append(Accepted(finding, why))
+        by_stage[stage.stage] = (kept, taken)
+    unmatched = unchecked = 0
+    if baseline is not None:
+        left = Counter(remaining)
+        for entry in baseline.entries:
+            if left[entry.key] <= 0:
+                continue
+            left[entry.key] -= 1
+            if CODES[entry.code][0] not in ran or selection.why_not(entry.code) is not None:
+                unchecked += 1  # its code was not looked for in this run
+                continue
+            finding = _unmatched(entry, baseline.name)
+            why = selection.why_not(UNMATCHED)
+            kept, taken = by_stage[finding.stage]
+            if why is None:
+                unmatched += 1
+                kept.append(finding)
+            else:
+                taken.append(Accepted(finding, why))
+    stages = [
+        replace(s, findings=by_stage[s.stage][0], accepted=by_stage[s.stage][1])
+        for s in report.stages
+    ]
+    counts = Counter(a.by for s in stages for a in s.accepted)
+    acceptance = Acceptance(
+        baseline=baseline.name if baseline else None,
+        ignore=tuple(sorted(selection.ignore)),
+        select=None if selection.select is None else tuple(sorted(selection.select)),
+        accepted={k: counts.get(k, 0) for k in ("baseline", "ignored", "not-selected")},
+        unmatched=unmatched,
+        unchecked=unchecked,
+    )
+    integrity, validity, consistency = stages
+    return replace(
+        report,
+        integrity=integrity,
+        validity=validity,
+        consistency=consistency,
+        acceptance=acceptance,
+    )

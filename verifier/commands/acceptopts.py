@@ -1,0 +1,123 @@
+"""The options that say which findings count: ``--ignore``, ``--select``, ``--baseline`` and
+``--write-baseline`` (:mod:`verifier.accept`). Codes and the baseline file are checked before
+anything of the archive is read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from verifier.report import Report
+
+IgnoreOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ignore",
+        metavar="CODE[,CODE]",
+        help="Do not count findings of these codes (or groups: 'manifest' for every "
+        "manifest.* code); they stay in the JSON report, marked ignored, and are counted. "
+        "Repeatable.",
+    ),
+]
+SelectOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--select",
+        metavar="CODE[,CODE]",
+        help="Count only findings of these codes or groups; the others stay in the JSON "
+        "report, marked not-selected, and are counted. Repeatable.",
+    ),
+]
+BaselineOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline",
+        metavar="FILE",
+        help="Accept the findings this baseline file lists (matched by code, path, pointer and "
+        "fingerprint): reported as accepted, not counted. An entry that matches nothing is a "
+        "baseline.unmatched warning.",
+    ),
+]
+WriteBaselineOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--write-baseline",
+        metavar="FILE",
+        help="Write a baseline accepting every finding this run counts (plus those --baseline "
+        "accepted), then report them as accepted.",
+    ),
+]
+
+
+def acceptance_options(
+    ignore: list[str] | None,
+    select: list[str] | None,
+    baseline: Path | None,
+    write_baseline: Path | None,
+    outputs: list[tuple[str, Path | None]] = [],  # noqa: B006 - never mutated
+) -> dict[str, Any]:
+    """The :class:`~verifier.plan.options.Options` fields these options set; raises
+    :class:`~verifier.errors.UsageError` (exit 2) for an unknown code, an unreadable or
+    invalid baseline, or a --write-baseline path that an --output also names."""
+    from verifier.accept.baseline import read_baseline
+    from verifier.accept.selection import parse_codes
+    from verifier.errors import UsageError
+
+    ignored = parse_codes(ignore or (), "--ignore")
+    selected = None if select is None else parse_codes(select, "--select")
+    if write_baseline is not None:
+        target = os.path.normpath(os.fspath(write_baseline))
+        for name, path in outputs:
+            if path is not None and os.path.normpath(os.fspath(path)) == target:
+                raise UsageError(
+                    f"--write-baseline {write_baseline} is also the --output of {name}"
+                )
+    return {
+        "ignore": ignored,
+        "select": selected,
+        "baseline": None if baseline is None else read_baseline(baseline),
+    }
+
+
+def rewrite_baseline(report: Report, path: Path) -> Report:
+    """Write the baseline accepting every finding ``report`` counts or a baseline accepted
+    (never a ``baseline.unmatched`` one), then return the report with it applied."""
+    from verifier.accept.apply import UNMATCHED, accept
+    from verifier.accept.baseline import Baseline, entry_of, render_baseline
+    from verifier.accept.selection import Selection
+    from verifier.commands.output import write
+
+    accepted = report.acceptance
+    findings = [f for f in report.findings if f.code != UNMATCHED]
+    findings += [a.finding for s in report.stages for a in s.accepted if a.by == "baseline"]
+    write(path, render_baseline(findings))
+    selection = Selection(
+        frozenset(accepted.ignore) if accepted else frozenset(),
+        None if accepted is None or accepted.select is None else frozenset(accepted.select),
+    )
+    stripped = _without_baseline(report)
+    baseline = Baseline(os.fspath(path), tuple(entry_of(f) for f in findings))
+    return accept(stripped, selection, baseline)
+
+
+def _without_baseline(report: Report) -> Report:
+    """``report`` as if no baseline had been given (its baseline-accepted findings counted
+    again, its unmatched entries gone); ignored and not-selected findings stay accepted."""
+    from dataclasses import replace
+
+    from verifier.accept.apply import UNMATCHED
+
+    stages = [
+        replace(
+            s,
+            findings=[f for f in s.findings if f.code != UNMATCHED]
+            + [a.finding for a in s.accepted if a.by == "baseline"],
+            accepted=[a for a in s.accepted if a.by != "baseline" and a.finding.code != UNMATCHED],
+        )
+        for s in report.stages
+    ]
+    return replace(report, integrity=stages[0], validity=stages[1], consistency=stages[2])

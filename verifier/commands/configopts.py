@@ -1,0 +1,246 @@
+"""``--config``, ``--no-config`` and ``--show-config``: where a command's settings come from.
+
+Order, first found wins: ``--config FILE``; else ``verify-evidence.toml`` in the working
+directory; else the ``[tool.verify-evidence]`` table of ``pyproject.toml`` there. SOURCE is
+never searched (an archive is data, not configuration), and nothing inside a zip, tarball or
+git commit is ever read as configuration. A flag given on the command line always wins over
+the file.
+
+The working directory is often the archive itself (``verify-evidence check`` in its folder),
+and an archive's files come from whoever made it. So a file *found* (not named with
+``--config``) inside the folder being verified may set only the safe keys
+(:mod:`verifier.plan.config`); one that sets a relaxing key (``ignore``, ``baseline``,
+``stages``, ...) stops the run with exit 2, naming the keys: pass ``--config FILE`` to accept
+it, or ``--no-config``. Whatever a file sets is named in the report (``configuration``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from verifier.errors import UsageError
+from verifier.plan.config import CONFIG_FILE, KEYS, PYPROJECT, Config, parse_config
+from verifier.suggest import did_you_mean
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        metavar="FILE",
+        help="Read settings from FILE (a verify-evidence.toml, or a pyproject.toml with "
+        "[tool.verify-evidence]) instead of looking in the working directory.",
+    ),
+]
+NoConfigOpt = Annotated[
+    bool, typer.Option("--no-config", help="Read no configuration file: flags and defaults only.")
+]
+ShowConfigOpt = Annotated[
+    bool,
+    typer.Option(
+        "--show-config",
+        help="Print the effective settings, each with where it came from, and exit (nothing "
+        "is verified).",
+    ),
+]
+
+
+@dataclass(slots=True)
+class Configured:
+    """The configuration a command ran with: the file (or ``None``), how it was found, the
+    values it set that no flag overrode, and each key's origin for ``--show-config``."""
+
+    config: Config | None = None
+    found: str = ""
+    applied: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any] | None:
+        if self.config is None:
+            return None
+        return {
+            "file": self.config.name,
+            "found": self.found,
+            "settings": {k: _plain(v) for k, v in sorted(self.applied.items())},
+        }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Path):
+        return os.fspath(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _read(path: Path, pyproject: bool) -> Config | None:
+    name = os.fspath(path)
+    if not path.is_file():
+        raise UsageError(
+            f"--config {name}: not a file" if path.exists() else f"{name}: no such file"
+        )
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read((1 << 20) + 1)
+    except OSError as exc:
+        raise UsageError(f"{name}: cannot read it: {exc.strerror or exc}") from None
+    return parse_config(data, name, pyproject)
+
+
+def find_config(explicit: Path | None, no_config: bool, cwd: Path) -> tuple[Config | None, str]:
+    """The configuration to use, and how it was found (``""`` when none)."""
+    if no_config:
+        if explicit is not None:
+            raise UsageError("give --config FILE or --no-config, not both")
+        return None, ""
+    if explicit is not None:
+        config = _read(explicit, explicit.name == PYPROJECT)
+        if config is None:
+            raise UsageError(f"--config {explicit}: it has no [tool.verify-evidence] table")
+        return config, "--config"
+    for name, pyproject in ((CONFIG_FILE, False), (PYPROJECT, True)):
+        path = cwd / name
+        if path.is_file():
+            config = _read(Path(name) if cwd == Path(".") else path, pyproject)
+            if config is not None:
+                return config, "working directory"
+    return None, ""
+
+
+def _inside(path: str, folder: str | None) -> bool:
+    if folder is None:
+        return False
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def verified_folder(location: str, git: Path | None) -> str | None:
+    """The folder whose files are being verified, if the source is one (a folder, or the
+    repository of a git source); ``None`` for a zip or tarball."""
+    if git is not None:
+        return os.fspath(git)
+    if os.path.isdir(location):
+        return location
+    repo, at, _ = location.rpartition("@")
+    return repo if at and os.path.isdir(repo) else None
+
+
+def configure(
+    ctx: typer.Context,
+    command: str,
+    location: str,
+    git: Path | None,
+    explicit: Path | None,
+    no_config: bool,
+    convert: Mapping[str, Any],
+) -> Configured:
+    """Find the configuration and work out every setting's value and origin. ``convert``
+    maps a parameter name to a function turning the file's value into the parameter's."""
+    config, found = find_config(explicit, no_config, Path("."))
+    out = Configured(config, found)
+    folder = verified_folder(location, git)
+    if config is not None and found != "--config" and _inside(config.name, folder):
+        relaxing = config.relaxing
+        if relaxing:
+            raise UsageError(
+                f"{config.name} is inside the archive being verified and sets "
+                f"{', '.join(relaxing)}, which can make it pass: pass --config {config.name} "
+                "to use it anyway, or --no-config"
+            )
+    for key, spec in KEYS.items():
+        if spec.param not in ctx.params:
+            continue
+        source = ctx.get_parameter_source(spec.param)
+        given = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+        if given:
+            out.origins[key] = "command line"
+        elif config is not None and key in config.values:
+            value = config.values[key]
+            make = convert.get(spec.param)
+            out.applied[key] = make(value, config) if make else value
+            out.origins[key] = config.name
+        else:
+            out.origins[key] = "default"
+    if config is not None:
+        for key in config.values:
+            if KEYS[key].param not in ctx.params:
+                raise UsageError(f"{config.name}: {key} is not an option of {command}")
+    return out
+
+
+def show_config(configured: Configured, ctx: typer.Context, command: str) -> str:
+    """The ``--show-config`` text: the file, then ``key = value  # origin`` per key."""
+    from verifier.views.inert import visible
+
+    config = configured.config
+    head = f"# verify-evidence {command}: effective settings"
+    lines = [head]
+    if config is None:
+        lines.append(
+            "# no configuration file (looked for: --config, ./verify-evidence.toml, "
+            "./pyproject.toml [tool.verify-evidence])"
+        )
+    else:
+        lines.append(f"# configuration file: {visible(config.name)} ({configured.found})")
+    for key, spec in KEYS.items():
+        if spec.param not in ctx.params:
+            continue
+        value = configured.applied.get(key, ctx.params[spec.param])
+        shown = json.dumps(_plain(getattr(value, "value", value)), ensure_ascii=True, default=str)
+        lines.append(f"{key} = {shown}  # {visible(configured.origins.get(key, 'default'))}")
+    return "\n".join(lines) + "\n"
+
+
+def choice(name: str, options: Mapping[str, Any] | list[str]) -> Any:
+    """A converter for a key whose value is one of ``options`` (did-you-mean otherwise)."""
+
+    def make(value: Any, config: Config) -> Any:
+        names = list(options)
+        if value.lower() not in names:
+            raise UsageError(
+                f"{config.name}: {name} {value!r}: not one of {', '.join(names)}"
+                + did_you_mean(value, names)
+            )
+        return options[value.lower()] if isinstance(options, Mapping) else value.lower()
+
+    return make
+
+
+def relative_to(config: Config, value: str) -> Path:
+    """A file a configuration names, relative to the configuration file's folder."""
+    path = Path(value)
+    return path if path.is_absolute() else Path(os.path.dirname(config.name) or ".") / path
+
+
+def converters(formats: Any, fail_on: Any, color: Any = None) -> dict[str, Any]:
+    """How ``check``'s parameters take a configuration file's values."""
+    names = [f.value for f in formats]
+    fmt = choice("format", {n: formats(n) for n in names})
+    return {
+        "fmt": fmt,
+        "fail_on": choice("fail-on", {f.value: f for f in fail_on}),
+        "color": choice("color", {c.value: c for c in color or ()}),
+        "baseline": lambda value, config: relative_to(config, value),
+        "stages": lambda value, config: ",".join(value),
+    }
+
+
+def verbose_text(configured: Configured) -> str:
+    """What ``-v`` says on standard error: the file read, and every setting not a default."""
+    from verifier.views.inert import visible
+
+    config = configured.config
+    lines = [
+        "verify-evidence: configuration: "
+        + (f"{visible(config.name)} ({configured.found})" if config else "none")
+    ]
+    for key, origin in configured.origins.items():
+        if origin != "default":
+            lines.append(f"verify-evidence: {key} from {visible(origin)}")
+    return "\n".join(lines) + "\n"
