@@ -385,6 +385,16 @@ class Finding:
     call_id: str | None = None
     tool: str | None = None
     transcript: str | None = None  # in a container of several: which one (sample, path)
+    #: the column of ``line`` (1-based, in Unicode code points), when the finding has one
+    column: int | None = None
+    #: the file ``line`` and ``column`` count in, when it is not ``path``: a manifest line's
+    #: finding about a listed file (``path``) is placed on its line of the manifest (``at``)
+    at: str | None = None
+
+    @property
+    def location_path(self) -> str:
+        """The file an editor or CI annotation should open: ``at`` if set, else ``path``."""
+        return self.at if self.at is not None else self.path
 
     @property
     def stage(self) -> Stage:
@@ -408,6 +418,10 @@ class Finding:
             out["pointer"] = self.pointer
         if self.line is not None:
             out["line"] = self.line
+        if self.column is not None:
+            out["column"] = self.column
+        if self.at is not None:
+            out["at"] = self.at
         for key, value in (
             ("hint", self.hint),
             ("index", self.index),

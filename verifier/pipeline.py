@@ -25,6 +25,7 @@ from verifier.errors import UsageError
 from verifier.inspect.digest import _digest_bytes
 from verifier.inspect.gather import Facts, inspect_all
 from verifier.inspect.history import older_versions
+from verifier.inspect.locate import place_findings
 from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
@@ -104,6 +105,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
     integrity = judge_integrity(plan, facts, source, first, names, older)
     report = judge_records(plan, facts, integrity, options)
+    place_findings(report, source)  # line and column of pointers, in files with findings
     if options.ignore or options.select is not None or options.baseline is not None:
         from verifier.accept.apply import accept
         from verifier.accept.selection import Selection

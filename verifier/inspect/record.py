@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from verifier.findings import Finding
+from verifier.inspect.place import place_in
 from verifier.inspect.schemas import Prepared, _parse
 from verifier.inspect.values import extract
 from verifier.plan.needs import Extracted, Wants
@@ -33,7 +34,8 @@ def process_record(
     findings: list[Finding] = []
     value = _parse(path, data, findings)
     if value is None:
-        return RecordResult(findings if prep.validate else _NONE, _NONE, False, 0, None), None
+        bad: Sequence[Finding] = place_in(data, findings) if prep.validate else _NONE
+        return RecordResult(bad, _NONE, False, 0, None), None
     transcript: Sequence[Finding] = _NONE
     checked = 0
     if prep.validate and prep.validators is not None:
@@ -41,7 +43,10 @@ def process_record(
         findings.extend(more)
         transcript = check_transcript_record(path, value)
     extracted = extract(value, wants) if wants else None
-    found: Sequence[Finding] = findings if findings and prep.validate else _NONE
+    # placed here, with the hashed bytes in hand: no second read for a record's own findings
+    if transcript:
+        transcript = place_in(data, transcript)
+    found: Sequence[Finding] = place_in(data, findings) if findings and prep.validate else _NONE
     return RecordResult(found, transcript, True, checked, extracted), (value if keep else None)
 
 

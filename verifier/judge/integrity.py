@@ -10,7 +10,7 @@ gathered for it); a hint never turns a finding into a pass.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from verifier.findings import Finding, Stage
@@ -177,6 +177,16 @@ def judge_manifest(
                 name, got.sha256 if got else None, got.size if got else None, False, "unlisted"
             )
         )
+
+    # a finding about a listed file that names a manifest line is placed on that line of the
+    # manifest (``at``), never on the listed file, which has no such line
+    at = plan.rel if plan.rel is not None else plan.label
+    findings[:] = [
+        replace(f, at=at)
+        if f.line is not None and f.path not in (at, plan.label) and f.at is None
+        else f
+        for f in findings
+    ]
 
     stage.counts = {
         "listed": len(wanted),

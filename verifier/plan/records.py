@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifier.inspect.place import place_each
 from verifier.inspect.record import RecordResult, process_record
 from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
 from verifier.json.pointer import Glob
@@ -88,6 +89,8 @@ class RecordPlan:
         cut = len(self.prefix)
         inner = {n[cut:]: b for n, b in early.items() if n.startswith(self.prefix)}
         self.bundle = prepare_validity(inner, self.schemas_dir, self.validate)
+        # the schemas' findings placed while their bytes are in hand (no second read)
+        self.bundle.findings[:] = place_each(inner, self.bundle.findings)
         records = {p: b for n, b in early.items() if (p := self.inner(n)) is not None}
         early.clear()
         inner.clear()

@@ -5,19 +5,31 @@ Archive text goes through :func:`verifier.views.inert.visible`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar
 
 from verifier.findings import Finding, Severity
 from verifier.views.inert import visible
 
 
-def location(finding: Finding) -> str:
-    where = visible(finding.path)
-    if finding.line is not None:
-        where += f":{finding.line}"
+def line_column(finding: Finding) -> str:
+    """``:line`` or ``:line:column``, or nothing when the finding has no line."""
+    if finding.line is None:
+        return ""
+    return f":{finding.line}" + (f":{finding.column}" if finding.column is not None else "")
+
+
+def location(finding: Finding, show: Callable[[str], str] = visible) -> str:
+    """``path[:line[:column]][#pointer]``; a finding placed on a line of another file (a
+    manifest line about a listed file) reads ``path (manifest:line)``. Archive text goes
+    through ``show`` (a format that escapes its own text passes ``str``)."""
+    where = show(finding.path)
+    if finding.at is not None:
+        where += f" ({show(finding.at)}{line_column(finding)})"
+    else:
+        where += line_column(finding)
     if finding.pointer is not None:
-        where += f"#{visible(finding.pointer)}"
+        where += f"#{show(finding.pointer)}"
     return where
 
 

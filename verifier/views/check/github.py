@@ -24,11 +24,15 @@ COMMAND = MappingProxyType(
 def render(report: Report) -> str:
     lines = []
     for finding in report.findings:
-        props = [f"file={github_property(finding.path)}"]
+        props = [f"file={github_property(finding.location_path)}"]
         if finding.line is not None:
             props.append(f"line={finding.line}")
+            if finding.column is not None:
+                props.append(f"col={finding.column}")
         props.append(f"title={github_property(finding.code)}")
         message = finding.message
+        if finding.at is not None:
+            message = f"{finding.path}: {message}"
         if finding.pointer:
             message = f"{finding.pointer}: {message}"
         if finding.hint:

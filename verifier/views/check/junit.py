@@ -14,6 +14,7 @@ from collections import defaultdict
 
 from verifier.findings import Finding, Severity, Stage
 from verifier.report import AssertionResult, AssertionStatus, Report
+from verifier.views.findings import location
 from verifier.views.inert import xml_attr as quoteattr
 from verifier.views.inert import xml_text as escape
 
@@ -21,8 +22,7 @@ Case = tuple[str, list[Finding]]
 
 
 def _body(finding: Finding) -> str:
-    where = finding.path + (f":{finding.line}" if finding.line else "")
-    where += f"#{finding.pointer}" if finding.pointer else ""
+    where = location(finding, str)
     body = f"{where}: {finding.code}: {finding.message}"
     if finding.hint:
         body += f" (hint: {finding.hint})"

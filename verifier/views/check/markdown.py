@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from verifier.report import AssertionStatus, Report
 from verifier.views.check.text import stage_detail, unchecked_line
-from verifier.views.findings import count_line
+from verifier.views.findings import count_line, location
 from verifier.views.inert import markdown as _esc
 
 MAX_FINDINGS = 200
@@ -57,9 +57,7 @@ def render(report: Report) -> str:
             "|---|---|---|---|",
         ]
         for f in findings[:MAX_FINDINGS]:
-            where = (
-                f.path + (f":{f.line}" if f.line else "") + (f"#{f.pointer}" if f.pointer else "")
-            )
+            where = location(f, str)
             message = f.message + (f" (hint: {f.hint})" if f.hint else "")
             lines.append(f"| {f.severity.value} | `{f.code}` | {_esc(where)} | {_esc(message)} |")
         if len(findings) > MAX_FINDINGS:

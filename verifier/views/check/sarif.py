@@ -41,13 +41,16 @@ def render(report: Report) -> str:
         location: dict[str, Any] = {
             "physicalLocation": {
                 "artifactLocation": {
-                    "uri": quote(clean_str(finding.path), safe="/-._~"),
+                    "uri": quote(clean_str(finding.location_path), safe="/-._~"),
                     "uriBaseId": "%SRCROOT%",
                 }
             }
         }
         if finding.line is not None:
-            location["physicalLocation"]["region"] = {"startLine": finding.line}
+            region: dict[str, Any] = {"startLine": finding.line}
+            if finding.column is not None:
+                region["startColumn"] = finding.column
+            location["physicalLocation"]["region"] = region
         result: dict[str, Any] = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
@@ -60,6 +63,8 @@ def render(report: Report) -> str:
             properties["jsonPointer"] = finding.pointer
         if finding.hint is not None:
             properties["hint"] = finding.hint
+        if finding.at is not None:
+            properties["subject"] = finding.path  # the listed file a manifest line is about
         if properties:
             result["properties"] = properties
         results.append(result)
@@ -75,6 +80,7 @@ def render(report: Report) -> str:
                         "rules": rules,
                     }
                 },
+                "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {
                     "%SRCROOT%": {
                         "description": {
