@@ -194,6 +194,16 @@ class Report:
     acceptance: Acceptance | None = None
     # the configuration file the run read and what it set (None: no file)
     configuration: dict[str, Any] | None = None
+    # What CI formats (SARIF, GitHub annotations) put before a path so it is relative to the
+    # working directory (``my-archive/`` for ``check my-archive``; ``--path-prefix``). Set by
+    # the command, not by the core; not serialised.
+    path_prefix: str = field(default="", repr=False)
+
+    def ci_path(self, path: str) -> str:
+        """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""
+        if not self.path_prefix or path.startswith("/"):
+            return path
+        return self.path_prefix.rstrip("/") + "/" + path
 
     def content_path(self, path: str) -> str:
         """The path in the source of ``path`` as records and catalogues name it."""

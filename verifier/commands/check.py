@@ -138,6 +138,15 @@ def check(
     config: ConfigOpt = None,
     no_config: NoConfigOpt = False,
     show_config: ShowConfigOpt = False,
+    path_prefix: Annotated[
+        str | None,
+        typer.Option(
+            "--path-prefix",
+            metavar="PREFIX",
+            help="Put PREFIX before every path in SARIF and GitHub annotations (default: the "
+            "archive folder relative to the working directory, e.g. my-archive/; '' for none).",
+        ),
+    ] = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -204,6 +213,7 @@ def check(
     if write_baseline is not None:
         report = rewrite_baseline(report, write_baseline)
     report.configuration = configured.to_dict()
+    report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
     for name, path in pairs:
         if quiet and path is None:
             continue
@@ -214,6 +224,24 @@ def check(
             continue
         write(path, CHECK["text" if name == Format.AUTO else name](report))
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
+
+
+def default_prefix(root: Path) -> str:
+    """A folder archive's path relative to the working directory: ``my-archive`` for
+    ``check my-archive``. ``""`` (paths relative to the archive root, as the report names
+    them) for ``.``, for a folder outside the working directory, and for a zip, tarball or
+    git source, whose members are not files of the working directory."""
+    import os
+
+    if not root.is_dir():
+        return ""
+    try:
+        rel = os.path.relpath(root)
+    except ValueError:  # another drive (Windows)
+        return ""
+    if rel == "." or rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return ""
+    return rel.replace(os.sep, "/")
 
 
 def register(app: typer.Typer) -> None:

@@ -20,16 +20,20 @@ def line_column(finding: Finding) -> str:
 
 
 def location(finding: Finding, show: Callable[[str], str] = visible) -> str:
-    """``path[:line[:column]][#pointer]``; a finding placed on a line of another file (a
-    manifest line about a listed file) reads ``path (manifest:line)``. Archive text goes
-    through ``show`` (a format that escapes its own text passes ``str``)."""
+    """``path[:line][#pointer]``, and a pointer's place after it: ``path#pointer (line 3,
+    column 7)``; a finding placed on a line of another file (a manifest line about a listed
+    file) reads ``path (manifest:line)``. Archive text goes through ``show`` (a format that
+    escapes its own text passes ``str``)."""
     where = show(finding.path)
     if finding.at is not None:
         where += f" ({show(finding.at)}{line_column(finding)})"
-    else:
+    elif finding.pointer is None or finding.line is None:
         where += line_column(finding)
     if finding.pointer is not None:
         where += f"#{show(finding.pointer)}"
+        if finding.line is not None and finding.at is None:
+            where += f" (line {finding.line}"
+            where += f", column {finding.column})" if finding.column is not None else ")"
     return where
 
 
@@ -60,3 +64,13 @@ def count_line(findings: Sequence[HasSeverity]) -> str:
     """``3 finding(s) (2 error(s), 1 note(s))``."""
     parts = [f"{len(items)} {s.value}(s)" for s, items in by_severity(findings)]
     return f"{len(findings)} finding(s) ({', '.join(parts)})"
+
+
+def capped(findings: list[Finding], limit: int) -> tuple[list[Finding], int]:
+    """At most ``limit`` findings, errors first, then warnings, then notes (each group in
+    the report's order; the report's order untouched when nothing is left out), and how
+    many were left out. For formats whose platforms cap what they take (SARIF, GitHub)."""
+    if len(findings) <= limit:
+        return findings, 0
+    ordered = [f for _, items in by_severity(findings) for f in items]
+    return ordered[:limit], len(findings) - limit

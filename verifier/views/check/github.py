@@ -1,47 +1,85 @@
 """GitHub Actions workflow commands: one annotation per finding (``::error``, ``::warning`` or
 ``::notice`` by its severity), then a summary.
 
-Annotations appear on the files in a pull request's diff. Archive text goes through
-:func:`verifier.views.inert.github_data` and :func:`~verifier.views.inert.github_property`:
-control characters are visible escapes, and ``%``, CR and LF (and ``:`` and ``,`` in
-properties) are escaped as the runner expects, so no text can end a command or start another.
+Annotations appear on the files in a pull request's diff: ``file=`` is the file the finding's
+line counts in (the manifest, for a manifest line about a listed file), relative to the
+working directory (the report's ``path_prefix``), with ``line=`` and ``col=`` where known.
+
+Capped: GitHub keeps at most 50 annotations of a job (and shows 10 error and 10 warning
+annotations of a step; the log shows every one). So at most :data:`MAX_ANNOTATIONS` (48)
+findings are annotated (errors first when some must go), then, when any were left out, one
+warning saying how many and where to see them all (``--format text`` or ``--format json`` in
+the same run, the SARIF upload), then the summary: 50 lines at most. When a level has more
+than 10 annotations, the summary says that GitHub's step view shows only the first 10.
+
+Archive text goes through :func:`verifier.views.inert.github_data` and
+:func:`~verifier.views.inert.github_property`: control characters are visible escapes, and
+``%``, CR and LF (and ``:`` and ``,`` in properties) are escaped as the runner expects, so no
+text can end a command or start another.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from verifier.findings import Severity
+from verifier.findings import Finding, Severity
 from verifier.report import Report
-from verifier.views.findings import count_line
+from verifier.views.findings import capped, count_line
 from verifier.views.inert import github_data, github_property
 
 COMMAND = MappingProxyType(
     {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 )
+MAX_ANNOTATIONS = 48  # GitHub keeps 50 annotations a job: 48, 'more' and the summary
+SHOWN_PER_STEP = 10  # GitHub shows 10 error and 10 warning annotations of a step
 
 
-def render(report: Report) -> str:
-    lines = []
-    for finding in report.findings:
-        props = [f"file={github_property(finding.location_path)}"]
-        if finding.line is not None:
-            props.append(f"line={finding.line}")
-            if finding.column is not None:
-                props.append(f"col={finding.column}")
-        props.append(f"title={github_property(finding.code)}")
-        message = finding.message
-        if finding.at is not None:
-            message = f"{finding.path}: {message}"
-        if finding.pointer:
-            message = f"{finding.pointer}: {message}"
-        if finding.hint:
-            message += f" (hint: {finding.hint})"
-        lines.append(f"::{COMMAND[finding.severity]} {','.join(props)}::{github_data(message)}")
+def _annotation(report: Report, finding: Finding) -> str:
+    props = [
+        f"file={github_property(report.ci_path(finding.location_path))}",
+        f"title={github_property(finding.code)}",
+    ]
+    if finding.line is not None:
+        props.append(f"line={finding.line}")
+        if finding.column is not None:
+            props.append(f"col={finding.column}")
+    message = finding.message
+    if finding.pointer:
+        message = f"{finding.pointer}: {message}"
+    if finding.at is not None:
+        message = f"{finding.path}: {message}"
+    if finding.hint:
+        message += f" (hint: {finding.hint})"
+    return f"::{COMMAND[finding.severity]} {','.join(props)}::{github_data(message)}"
+
+
+def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
+    findings = report.findings
+    kept, more = capped(findings, limit)
+    lines = [_annotation(report, f) for f in kept]
+    if more:
+        lines.append(
+            "::warning title=verify-evidence: more findings::"
+            + github_data(
+                f"{more} more findings are not annotated (GitHub keeps at most 50 annotations "
+                f"of a job); verify-evidence check --format text or --format json lists all "
+                f"{len(findings)}, and the SARIF upload holds them."
+            )
+        )
     stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in report.stages)
     summary = f"{stages}; {report.summary_line}"
-    if report.findings:
-        summary += f"; {count_line(report.findings)}"
+    if findings:
+        summary += f"; {count_line(findings)}"
+    crowded = [
+        s.value
+        for s in (Severity.ERROR, Severity.WARNING)
+        if sum(1 for f in kept if f.severity is s) > SHOWN_PER_STEP
+    ]
+    if crowded:
+        summary += (
+            f"; GitHub's step view shows only the first {SHOWN_PER_STEP} "
+            f"{' and '.join(c + 's' for c in crowded)} (the log shows every annotation)"
+        )
     level = "notice" if report.ok else "error"
     lines.append(f"::{level} title=verify-evidence::{github_data(summary)}")
     return "\n".join(lines) + "\n"

@@ -1,6 +1,8 @@
 """JUnit XML: a test suite per stage; a test case per file checked (integrity, validity) and
 per assertion (consistency). Only a finding of severity error fails: it becomes a
-``<failure>`` of its test case; warnings and notes are listed in the case's ``<system-out>``.
+``<failure>`` of its test case, or an ``<error>`` when the check could not be evaluated
+(``assertion.error``, ``assertion.internal-error``); warnings and notes are listed in the
+case's ``<system-out>``.
 
 Archive text goes through :func:`verifier.views.inert.xml_text` (visible escapes for
 control and format characters, then XML escaping): the output holds only characters XML 1.0
@@ -29,10 +31,19 @@ def _body(finding: Finding) -> str:
     return body
 
 
+#: codes that say a check could not be evaluated (not that it failed): JUnit ``<error>``
+EVALUATION_ERRORS = frozenset({"assertion.error", "assertion.internal-error"})
+
+
+def _is_error(finding: Finding) -> bool:
+    return finding.code in EVALUATION_ERRORS
+
+
 def _failure(finding: Finding) -> str:
+    tag = "error" if _is_error(finding) else "failure"
     return (
-        f"      <failure message={quoteattr(finding.message)} "
-        f"type={quoteattr(finding.code)}>{escape(_body(finding))}</failure>"
+        f"      <{tag} message={quoteattr(finding.message)} "
+        f"type={quoteattr(finding.code)}>{escape(_body(finding))}</{tag}>"
     )
 
 
@@ -40,11 +51,18 @@ def _errors(found: list[Finding]) -> list[Finding]:
     return [f for f in found if f.severity is Severity.ERROR]
 
 
+def _counts(cases: list[Case]) -> tuple[int, int]:
+    """(failures, errors): the cases with a ``<failure>``, and those with an ``<error>``."""
+    failures = sum(1 for _, found in cases if any(not _is_error(f) for f in _errors(found)))
+    errors = sum(1 for _, found in cases if any(_is_error(f) for f in _errors(found)))
+    return failures, errors
+
+
 def _suite(name: str, cases: list[Case]) -> list[str]:
-    failures = sum(1 for _, found in cases if _errors(found))
+    failures, errors = _counts(cases)
     out = [
         f'  <testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
-        f'errors="0" skipped="0" time="0">'
+        f'errors="{errors}" skipped="0" time="0">'
     ]
     for case_name, found in cases:
         label = quoteattr(case_name)
@@ -112,11 +130,12 @@ def render(report: Report) -> str:
         consistency.append(("case catalogue", catalogue))
     suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
     tests = sum(len(cases) for _, cases in suites)
-    failures = sum(1 for _, cases in suites for _, found in cases if _errors(found))
+    counted = [_counts(cases) for _, cases in suites]
+    failures, errors = sum(c[0] for c in counted), sum(c[1] for c in counted)
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites name="verify-evidence" tests="{tests}" failures="{failures}" '
-        f'errors="0" time="0">',
+        f'errors="{errors}" time="0">',
     ]
     for name, cases in suites:
         lines.extend(_suite(name, cases))

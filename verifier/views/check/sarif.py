@@ -2,72 +2,157 @@
 A result's ``level`` is its finding's severity (``error``, ``warning``, ``note``), and each rule's
 default level the severity fixed for its code. Text is kept exactly (JSON escaping is inert).
 
-Deterministic: no timestamps, no absolute paths; artifact URIs are relative to the archive
-root (``%SRCROOT%``), so code-scanning UIs show them on the repository's files.
+Locations: the file a finding's line counts in (the manifest, for a manifest line about a
+listed file), relative to the working directory the check ran in (the report's
+``path_prefix``: ``my-archive/`` for ``check my-archive``, or ``--path-prefix``), with
+``startLine`` and ``startColumn`` (Unicode code points) where the finding has them.
+
+Capped: GitHub code scanning accepts at most 25,000 results per run, so a run holds at most
+:data:`MAX_RESULTS`: the first findings (errors first, then warnings, then notes, each in the
+report's order), and then one ``verify-evidence.truncated`` result that says how many were
+left out and that the JSON report (``--format json``) lists them all.
+
+Each result has ``partialFingerprints`` from its code, path and pointer (and, for several
+results alike in those, their rank among them), never its line: a finding keeps its
+fingerprint when lines above it move, so code scanning tracks it across runs.
+
+Deterministic: no timestamps, no absolute paths of the machine.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from typing import Any
 from urllib.parse import quote
 
-from verifier.findings import CODES, Stage, severity_of
+from verifier.findings import CODES, Finding, Stage, severity_of
 from verifier.json.write import dumps_report
 from verifier.report import Report
 from verifier.views.clean import clean, clean_str
+from verifier.views.findings import capped
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+MAX_RESULTS = 25_000  # GitHub code scanning's limit of results per run
+TRUNCATED = "verify-evidence.truncated"
+#: where a rule's help lives: the README's codes table, shipped beside the tool
+HELP_URI = "README.md#finding-codes"
+FINGERPRINT = "verifyEvidenceFinding/v1"
+
+
+def _name(code: str) -> str:
+    return "".join(part.title() for part in code.replace(".", "-").split("-"))
+
+
+def _rule(code: str, stage: Stage, meaning: str) -> dict[str, Any]:
+    sentence = meaning[0].upper() + meaning[1:] + "."
+    level = severity_of(code).value
+    full = f"{sentence} Stage: {stage.value}; severity: {level}."
+    return {
+        "id": code,
+        "name": _name(code),
+        "shortDescription": {"text": sentence},
+        "fullDescription": {"text": full},
+        "help": {
+            "text": f"{code}: {full} See the finding codes table of the README.",
+            "markdown": f"`{code}` ({stage.value}, {level}): {sentence} "
+            f"See [Finding codes]({HELP_URI}).",
+        },
+        "helpUri": HELP_URI,
+        "defaultConfiguration": {"level": level},
+        "properties": {"stage": stage.value},
+    }
 
 
 def _rules() -> list[dict[str, Any]]:
-    return [
-        {
-            "id": code,
-            "name": "".join(part.title() for part in code.replace(".", "-").split("-")),
-            "shortDescription": {"text": meaning[0].upper() + meaning[1:] + "."},
-            "defaultConfiguration": {"level": severity_of(code).value},
-            "properties": {"stage": stage.value},
-        }
+    rules = [
+        _rule(code, stage, meaning)
         for code, (stage, meaning) in sorted(CODES.items())
         if stage is not Stage.COVERAGE  # verify-evidence coverage's own report, not check's
     ]
+    rules.append(
+        {
+            "id": TRUNCATED,
+            "name": "Truncated",
+            "shortDescription": {"text": "Results were left out of this run (the cap)."},
+            "fullDescription": {
+                "text": f"A SARIF run holds at most {MAX_RESULTS} results; the rest are "
+                "listed in the JSON report (--format json)."
+            },
+            "help": {"text": "Run verify-evidence check --format json to see every finding."},
+            "helpUri": HELP_URI,
+            "defaultConfiguration": {"level": "warning"},
+        }
+    )
+    return rules
 
 
-def render(report: Report) -> str:
+def fingerprints(findings: list[Finding]) -> list[str]:
+    """A stable fingerprint per finding: SHA-256 of code, path and pointer, and its rank
+    among findings alike in those three (never its line or message)."""
+    seen: Counter[tuple[str, str, str]] = Counter()
+    out = []
+    for f in findings:
+        key = (f.code, f.path, f.pointer if f.pointer is not None else "")
+        seen[key] += 1
+        text = "\0".join((*key, str(seen[key])))
+        out.append(hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32])
+    return out
+
+
+def _result(report: Report, finding: Finding, index: int, fingerprint: str) -> dict[str, Any]:
+    physical: dict[str, Any] = {
+        "artifactLocation": {
+            "uri": quote(clean_str(report.ci_path(finding.location_path)), safe="/-._~"),
+            "uriBaseId": "%SRCROOT%",
+        }
+    }
+    if finding.line is not None:
+        region: dict[str, Any] = {"startLine": finding.line}
+        if finding.column is not None:
+            region["startColumn"] = finding.column
+        physical["region"] = region
+    result: dict[str, Any] = {
+        "ruleId": finding.code,
+        "ruleIndex": index,
+        "level": finding.severity.value,
+        "message": {"text": finding.message},
+        "locations": [{"physicalLocation": physical}],
+        "partialFingerprints": {FINGERPRINT: fingerprint},
+    }
+    properties = {}
+    if finding.pointer is not None:
+        properties["jsonPointer"] = finding.pointer
+    if finding.hint is not None:
+        properties["hint"] = finding.hint
+    if finding.at is not None:
+        properties["subject"] = finding.path  # the listed file a manifest line is about
+    if properties:
+        result["properties"] = properties
+    return result
+
+
+def render(report: Report, limit: int = MAX_RESULTS) -> str:
     rules = _rules()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
-    results = []
-    for finding in report.findings:
-        location: dict[str, Any] = {
-            "physicalLocation": {
-                "artifactLocation": {
-                    "uri": quote(clean_str(finding.location_path), safe="/-._~"),
-                    "uriBaseId": "%SRCROOT%",
-                }
+    findings = report.findings
+    prints = dict(zip(map(id, findings), fingerprints(findings), strict=True))
+    kept, left_out = capped(findings, limit - 1 if len(findings) > limit else limit)
+    results = [_result(report, f, index[f.code], prints[id(f)]) for f in kept]
+    if left_out:
+        results.append(
+            {
+                "ruleId": TRUNCATED,
+                "ruleIndex": index[TRUNCATED],
+                "level": "warning",
+                "message": {
+                    "text": f"{left_out} more findings are not in this SARIF run (at most "
+                    f"{limit} results a run); verify-evidence check --format json lists all "
+                    f"{len(findings)}."
+                },
+                "partialFingerprints": {FINGERPRINT: TRUNCATED},
             }
-        }
-        if finding.line is not None:
-            region: dict[str, Any] = {"startLine": finding.line}
-            if finding.column is not None:
-                region["startColumn"] = finding.column
-            location["physicalLocation"]["region"] = region
-        result: dict[str, Any] = {
-            "ruleId": finding.code,
-            "ruleIndex": index[finding.code],
-            "level": finding.severity.value,
-            "message": {"text": finding.message},
-            "locations": [location],
-        }
-        properties = {}
-        if finding.pointer is not None:
-            properties["jsonPointer"] = finding.pointer
-        if finding.hint is not None:
-            properties["hint"] = finding.hint
-        if finding.at is not None:
-            properties["subject"] = finding.path  # the listed file a manifest line is about
-        if properties:
-            result["properties"] = properties
-        results.append(result)
+        )
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -84,7 +169,8 @@ def render(report: Report) -> str:
                 "originalUriBaseIds": {
                     "%SRCROOT%": {
                         "description": {
-                            "text": "The archive root the manifest's names are relative to."
+                            "text": "The working directory the check ran in (paths carry the "
+                            "archive's folder, or --path-prefix)."
                         }
                     }
                 },
@@ -92,6 +178,8 @@ def render(report: Report) -> str:
                 "properties": {
                     "summary": report.summary_line,
                     "stages": {s.stage.value: s.status.value for s in report.stages},
+                    "findings": len(findings),
+                    "resultsLeftOut": left_out,
                 },
             }
         ],
