@@ -112,15 +112,34 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
 
         report = accept(report, Selection(options.ignore, options.select), options.baseline)
     details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
+    identity = source.identity()
+    report.source = {**identity, "location": portable(identity.get("location"), root)}
+    report.manifest_sha256 = plan.manifest_sha256 or None
     return Run(
         report,
-        source.identity(),
+        identity,
         plan.manifest_sha256,
         plan.base,
         details,
         read_processes=max(1, len(facts.pids)),
         executors=facts.executors,
     )
+
+
+def portable(location: Any, root: str) -> str:
+    """A source's location as the report names it: as given when relative, relative to the
+    working directory when under it, else its last component (no machine's absolute path
+    in a machine format)."""
+    text = os.fspath(location) if isinstance(location, str | os.PathLike) else root
+    if not os.path.isabs(text):
+        return text
+    try:
+        rel = os.path.relpath(text)
+    except ValueError:
+        rel = os.pardir
+    if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+        return rel.replace(os.sep, "/")
+    return os.path.basename(text.rstrip("/" + os.sep)) or text
 
 
 def verify_source(source: Source, root: str, options: Options = Options()) -> Report:

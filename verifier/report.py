@@ -9,6 +9,11 @@ from typing import Any, NamedTuple
 from verifier.findings import Finding, Severity, Stage
 from verifier.judge.records import Records
 
+#: the JSON report's version: 2 added the flat ``findings``, ``source``, ``manifestSha256``,
+#: the files' ``expected``/``algorithm``/``actual`` and the findings' ``column``/``at``
+#: (docs/report-v2.md)
+REPORT_VERSION = 2
+
 
 class Read(NamedTuple):
     """A value an assertion read: which file, which pointer."""
@@ -161,15 +166,25 @@ class FileEntry:
     size: int | None
     listed: bool
     status: str  # ok | mismatch | missing | not-fetched | unlisted | unreadable | unsafe | ...
+    expected: str | None = None  # the digest the manifest lists (hex, of ``algorithm``)
+    algorithm: str | None = None  # the manifest's hashlib name (sha256, or a bag's)
+    actual: str | None = None  # the digest computed in ``algorithm``, when it is not SHA-256
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             "sha256": self.sha256,
             "size": self.size,
             "listed": self.listed,
             "status": self.status,
         }
+        if self.expected is not None:
+            out["expected"] = self.expected
+        if self.algorithm is not None:
+            out["algorithm"] = self.algorithm
+        if self.actual is not None:
+            out["actual"] = self.actual
+        return out
 
 
 @dataclass(slots=True)
@@ -198,6 +213,11 @@ class Report:
     # working directory (``my-archive/`` for ``check my-archive``; ``--path-prefix``). Set by
     # the command, not by the core; not serialised.
     path_prefix: str = field(default="", repr=False)
+    # What was verified (kind, location as given or relative to the working directory, the
+    # zip's or tarball's SHA-256, the git commit): the source's identity; the manifest's
+    # SHA-256 as read. Set by the pipeline; serialised when set.
+    source: dict[str, Any] | None = None
+    manifest_sha256: str | None = None
 
     def ci_path(self, path: str) -> str:
         """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""
@@ -234,6 +254,11 @@ class Report:
     def summary_line(self) -> str:
         return f"{len(self.assertions)} assertions over {self.manifested_files} manifested files"
 
+    def flat_findings(self) -> list[dict[str, Any]]:
+        """Every finding of every stage in one list, each naming its stage (the stages' order,
+        each stage's findings sorted)."""
+        return [{**f.to_dict(), "stage": f.stage.value} for f in self.findings]
+
     def to_dict(self) -> dict[str, Any]:
         out = self._to_dict()
         if self.acceptance is not None:
@@ -243,14 +268,20 @@ class Report:
         return out
 
     def _to_dict(self) -> dict[str, Any]:
-        return {
-            "reportVersion": 1,
+        out: dict[str, Any] = {
+            "reportVersion": REPORT_VERSION,
             "tool": {"name": "verify-evidence", "version": self.tool_version},
             "manifest": self.manifest,
             "scope": list(self.scope),
             "ok": self.ok,
             "summary": self.summary_line,
             "stages": [s.to_dict() for s in self.stages],
+            "findings": self.flat_findings(),
             "assertions": [a.to_dict() for a in self.assertions],
             "files": [f.to_dict() for f in sorted(self.files, key=lambda f: f.path)],
         }
+        if self.source is not None:
+            out["source"] = dict(self.source)
+        if self.manifest_sha256 is not None:
+            out["manifestSha256"] = self.manifest_sha256
+        return out

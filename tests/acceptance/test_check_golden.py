@@ -24,6 +24,7 @@ FORMATS = {
     "junit": "xml",
     "sarif": "sarif",
     "github": "github.txt",
+    "jsonl": "jsonl",
 }
 
 

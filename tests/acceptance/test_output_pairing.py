@@ -14,7 +14,7 @@ from tests.conftest import REPO
 from verifier.commands.output import plan, tokens
 from verifier.errors import UsageError
 
-KNOWN = ("auto", "text", "json", "junit", "sarif", "github", "markdown")
+KNOWN = ("auto", "text", "json", "junit", "sarif", "github", "markdown", "jsonl")
 
 
 def kinds(folder: Path) -> dict[str, str]:

@@ -256,7 +256,23 @@ def hostile_names(report: dict[str, Any]) -> set[str]:
 # --- check: every report format in one run, folder and zip --------------------------------
 
 
-CHECK_FILES = {"text": "r.txt", "markdown": "r.md", "junit": "r.xml", "sarif": "r.sarif"}
+CHECK_FILES = {
+    "text": "r.txt",
+    "markdown": "r.md",
+    "junit": "r.xml",
+    "sarif": "r.sarif",
+    "jsonl": "r.jsonl",
+}
+
+
+def assert_jsonl_exact(text: str, report: dict[str, Any]) -> None:
+    """Each line is one JSON object (no raw newline splits a record); the findings are the
+    JSON report's, exactly (names kept as the JSON report keeps them)."""
+    lines = text.split("\n")
+    assert lines[-1] == "", "jsonl ends with LF"
+    records = [json.loads(line) for line in lines[:-1]]
+    assert [{k: v for k, v in r.items() if k != "type"} for r in records[:-1]] == report["findings"]
+    assert records[-1]["type"] == "summary"
 
 
 def run_check(source: Path, out: Path, watch: Path) -> Run:
@@ -302,6 +318,7 @@ def test_check_formats_are_inert_for_hostile_names_and_values(
     assert_markdown_inert(files["markdown"], "markdown")
     assert_junit_inert(files["junit"], "junit")
     assert_sarif_exact(files["sarif"], report)
+    assert_jsonl_exact(files["jsonl"], report)
     assert_github_inert(files["github"], "github", findings)
 
 

@@ -88,15 +88,18 @@ def table(
 
     Example: verify-evidence table . --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
+    from verifier.audit import timestamp
     from verifier.pipeline import Options, UsageError, verify
     from verifier.table import DEFAULT_CATALOGUE, build_table
     from verifier.views.table import TableView
 
     catalogue = catalogue or DEFAULT_CATALOGUE
+    generated_at = timestamp()  # SOURCE_DATE_EPOCH fixes it; malformed: exit 2 before reading
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
     options = Options(manifest=optional_path(manifest), documents=(catalogue,), **more)
     report = verify(location, options)
     outcome = build_table(report, catalogue, threshold(fail_on))
+    outcome.generated_at = generated_at
     if outcome.problems and not outcome.cases:
         raise UsageError(outcome.problems[0])
     row = None

@@ -135,10 +135,13 @@ def _fragment(value: Any) -> Any:
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
-def dumps_report(data: Any, *, sort_keys: bool = True) -> str:
-    """The machine formats' JSON: orjson, two-space indent (sorted keys unless told), LF
-    line ends, no final newline; see the module's description."""
-    option = orjson.OPT_INDENT_2 | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+def dumps_report(data: Any, *, sort_keys: bool = True, indent: int | None = 2) -> str:
+    """The machine formats' JSON: orjson, two-space indent (sorted keys unless told; one
+    compact line with ``indent=None``, for JSON Lines), LF line ends, no final newline; see
+    the module's description."""
+    option = (orjson.OPT_INDENT_2 if indent is not None else 0) | (
+        orjson.OPT_SORT_KEYS if sort_keys else 0
+    )
     try:
         return orjson.dumps(data, option=option, default=_fragment).decode("utf-8")
     except orjson.JSONEncodeError:
@@ -146,9 +149,9 @@ def dumps_report(data: Any, *, sort_keys: bool = True) -> str:
             data,
             _orjson_scalar,
             lambda k: orjson.dumps(k).decode("utf-8"),
-            2,
+            2 if indent is not None else None,
             ",",
-            ": ",
+            ":" if indent is None else ": ",
             sort_keys,
         )
 

@@ -111,6 +111,9 @@ def judge_manifest(
                     digest.size,
                     True,
                     "ok" if ok else "unreadable" if computed is None else "mismatch",
+                    wanted[name],
+                    algorithm,
+                    computed if algorithm != "sha256" else None,
                 )
             )
             out.listed.add(name)
@@ -125,7 +128,7 @@ def judge_manifest(
             findings.append(
                 Finding("manifest.missing", name, f"{what} but not present.", line=line)
             )
-            out.files.append(FileEntry(name, None, None, True, "missing"))
+            out.files.append(FileEntry(name, None, None, True, "missing", wanted[name], algorithm))
         elif kind is Kind.LINK:
             findings.append(
                 Finding(

@@ -119,6 +119,7 @@ class OutcomeTable:
     cases: list[CaseRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # catalogue-level problems
     fail_on: Severity = Severity.ERROR  # the lowest severity that fails it (--fail-on)
+    generated_at: str | None = None  # when the table was made (UTC; SOURCE_DATE_EPOCH), for HTML
 
     @property
     def ok(self) -> bool:

@@ -21,6 +21,7 @@ CHECK: Registry[Report] = Registry(
     Format("junit", "verifier.views.check.junit:render", ".xml"),
     Format("sarif", "verifier.views.check.sarif:render", ".sarif"),
     Format("github", "verifier.views.check.github:render", ".txt"),
+    Format("jsonl", "verifier.views.check.jsonl:render", ".jsonl"),
 )
 
 __all__ = ["CHECK"]

@@ -1,5 +1,10 @@
 """CSV: one row per case (or, for one case, one row per value with its source).
 
+The first row is the header and nothing comes before it (``csv.DictReader``, ``pandas.read_csv``
+read it as is). The verification status is columns, repeated on every row: ``Verification``
+(passed, failed or incomplete), ``Verification detail`` (the status line the other views
+print first) and one column per stage (``Integrity``, ``Validity``, ``Consistency``).
+
 Every cell goes through :func:`verifier.views.inert.csv_cell`: a value a spreadsheet would
 run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR first) starts with ``'``.
 """
@@ -23,9 +28,19 @@ def _write(rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
+STATUS_HEADERS = ("Verification", "Verification detail", "Integrity", "Validity", "Consistency")
+
+
+def _status(table: OutcomeTable) -> list[str]:
+    line = table.status_line()
+    verdict = "passed" if table.ok else "incomplete" if "INCOMPLETE" in line else "failed"
+    return [verdict, line, *(s.status.value for s in table.report.stages)]
+
+
 def render_table(table: OutcomeTable) -> str:
-    rows = [["Verification", table.status_line()], ["Case id", *HEADERS]]
-    rows.extend([row.id, *row_values(row)] for row in table.cases)
+    status = _status(table)
+    rows = [["Case id", *HEADERS, *STATUS_HEADERS]]
+    rows.extend([row.id, *row_values(row), *status] for row in table.cases)
     return _write(rows)
 
 

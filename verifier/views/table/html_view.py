@@ -1,6 +1,8 @@
 """One self-contained HTML page: inline style, no script, no external reference.
 
-It holds the verification status, the table, and for each case the evidence files behind it
+It holds the verification status, what was verified (tool version, the source and its digest
+or commit, the manifest and its digest, the time: ``SOURCE_DATE_EPOCH`` when set, and each
+stage's verdict), the table, and for each case the evidence files behind it
 (paths and SHA-256 digests) and where every value came from. Every string goes through
 :func:`verifier.views.inert.html_text`: no tag, comment or entity of a record survives.
 """
@@ -14,14 +16,58 @@ from verifier.views.table.columns import HEADERS, row_values
 from verifier.views.table.columns import groups as columns_groups
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem;color:#111;max-width:90rem}
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:14px;
+line-height:1.45;margin:0;padding:1.5rem 2rem;color:#1f2328;background:#fff;max-width:92rem}
+h1{font-size:1.6rem;margin:0 0 .5rem}h2{font-size:1.25rem;margin-top:2rem;
+border-bottom:1px solid #d0d7de;padding-bottom:.3rem}h3{font-size:1.05rem}
 table{border-collapse:collapse;margin:1rem 0}
-th,td{border:1px solid #bbb;padding:.35rem .5rem;vertical-align:top;text-align:left}
-th{background:#eee}
-code{font-size:.85em}
-.ok{color:#05620f}.bad{color:#a00000;font-weight:bold}
-.unverified{background:#ffe0e0}
+th,td{border:1px solid #d0d7de;padding:.4rem .6rem;vertical-align:top;text-align:left}
+th{background:#f6f8fa;font-weight:600}
+tr:nth-child(even) td{background:#fbfcfd}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;
+overflow-wrap:anywhere}
+.ok{color:#1a7f37;font-weight:600}.bad{color:#cf222e;font-weight:bold}
+.unverified td,.unverified{background:#ffebe9}
+.verdict{padding:.6rem .9rem;border-radius:6px;border:1px solid;display:inline-block}
+.verdict.ok{background:#dafbe1;border-color:#1a7f37}
+.verdict.bad{background:#ffebe9;border-color:#cf222e}
+table.meta th,table.meta td{border:none;background:none;padding:.15rem 1rem .15rem 0}
+table.meta th{color:#59636e}
+.stage-passed{color:#1a7f37}.stage-failed{color:#cf222e;font-weight:bold}
+.stage-skipped,.stage-nothing-to-check{color:#9a6700}
 """
+
+
+def _source(table: OutcomeTable) -> str:
+    source = table.report.source or {}
+    kind = str(source.get("kind", "unknown"))
+    text = f"{kind} {source.get('location', '')}".strip()
+    for key, label in (("sha256", "SHA-256"), ("commit", "commit"), ("rev", "rev")):
+        if key in source:
+            text += f", {label} {source[key]}"
+    return text
+
+
+def _meta(table: OutcomeTable) -> list[str]:
+    """What was verified: tool, source and its digest, manifest and its digest, time, and
+    the verdict of each stage."""
+    report = table.report
+    stages = ", ".join(
+        f'<span class="stage-{escape(s.status.value)}">{escape(s.stage.value)} '
+        f"{escape(s.status.value)}</span>"
+        for s in report.stages
+    )
+    rows = [
+        ("Tool", f"verify-evidence {table.tool_version}"),
+        ("Source", _source(table)),
+        ("Manifest", f"{report.manifest}, SHA-256 {report.manifest_sha256 or 'not read'}"),
+        ("Time", table.generated_at or "not recorded"),
+    ]
+    out = ['<table class="meta">']
+    out.extend(f"<tr><th>{escape(k)}</th><td><code>{escape(v)}</code></td></tr>" for k, v in rows)
+    out.append(f"<tr><th>Stages</th><td>{stages}</td></tr>")
+    out.append("</table>")
+    return out
 
 
 def _mark(text: str) -> str:
@@ -82,7 +128,8 @@ def _page(table: OutcomeTable, body: list[str]) -> str:
         "<title>Per-case outcome table</title>",
         f"<style>{STYLE}</style></head><body>",
         "<h1>Per-case outcome table</h1>",
-        f'<p class="{cls}">{escape(table.status_line())}</p>',
+        f'<p class="verdict {cls}">{escape(table.status_line())}</p>',
+        *_meta(table),
     ]
     head.extend(f'<p class="bad">catalogue problem: {escape(p)}</p>' for p in table.problems)
     return "\n".join([*head, *body, "</body></html>"]) + "\n"

@@ -1,0 +1,41 @@
+"""JSON Lines: one finding per line (``"type": "finding"``, the fields of the JSON report's
+flat ``findings`` list), then one ``"type": "summary"`` line (verdict, stage statuses and
+counts, the source and the manifest's digest). Each line is a compact JSON object with sorted
+keys; no line holds a raw newline (JSON escapes it), so a line is always one record. For
+``jq -c``, log shippers and streaming readers (docs/report-v2.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.json.write import dumps_report
+from verifier.report import REPORT_VERSION, Report
+from verifier.views.clean import clean
+
+
+def _line(value: dict[str, Any]) -> str:
+    return dumps_report(clean(value), indent=None)
+
+
+def render(report: Report) -> str:
+    lines = [_line({"type": "finding", **f}) for f in report.flat_findings()]
+    summary: dict[str, Any] = {
+        "type": "summary",
+        "reportVersion": REPORT_VERSION,
+        "tool": {"name": "verify-evidence", "version": report.tool_version},
+        "ok": report.ok,
+        "summary": report.summary_line,
+        "manifest": report.manifest,
+        "stages": {s.stage.value: s.status.value for s in report.stages},
+        "findings": len(lines),
+        "severities": {
+            k: sum(s.severity_counts()[k] for s in report.stages)
+            for k in ("error", "warning", "note")
+        },
+    }
+    if report.source is not None:
+        summary["source"] = dict(report.source)
+    if report.manifest_sha256 is not None:
+        summary["manifestSha256"] = report.manifest_sha256
+    lines.append(_line(summary))
+    return "\n".join(lines) + "\n"
