@@ -35,6 +35,16 @@ def console(force_terminal: bool | None = None) -> Console:
     return Console(markup=False, emoji=False, highlight=False, force_terminal=force_terminal)
 
 
+#: below this many columns the rich views stack each row instead of a table whose columns
+#: would wrap inside words and digests
+STACK_BELOW = 120
+
+
+def stacked(out: Console) -> bool:
+    """Whether ``out`` is too narrow for the wide tables (:data:`STACK_BELOW`)."""
+    return out.width < STACK_BELOW
+
+
 def grid(headers: Sequence[str], **options: object) -> Table:
     table = Table(show_header=True, header_style="bold", **options)  # type: ignore[arg-type]
     for header in headers:

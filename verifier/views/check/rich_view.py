@@ -10,6 +10,7 @@ from types import MappingProxyType
 from rich.console import Console
 from rich.text import Text
 
+from verifier.findings import Finding
 from verifier.report import Report, StageStatus
 from verifier.views.check.text import (
     acceptance_line,
@@ -19,7 +20,7 @@ from verifier.views.check.text import (
 )
 from verifier.views.findings import count_line, location
 from verifier.views.inert import visible
-from verifier.views.terminal import SEVERITY_STYLE, grid, plain
+from verifier.views.terminal import SEVERITY_STYLE, grid, plain, stacked
 
 _STYLE = MappingProxyType(
     {
@@ -62,6 +63,9 @@ def show(report: Report, out: Console) -> None:
     if not findings:
         out.print(Text("No findings.", style="green"))
         return
+    if stacked(out):
+        _stacked_findings(findings, out)
+        return
     ftable = grid(("severity", "where", "code", "message"), title=Text(count_line(findings)))
     for finding in findings:
         message = plain(finding.message)
@@ -74,3 +78,22 @@ def show(report: Report, out: Console) -> None:
             message,
         )
     out.print(ftable)
+
+
+def _stacked_findings(findings: list[Finding], out: Console) -> None:
+    """Each finding as a block (severity and code, then where, then the message, indented):
+    no column is narrowed, so a path or a digest wraps only where the terminal ends."""
+    out.print(Text(count_line(findings), style="bold"))
+    for finding in findings:
+        out.print(
+            Text.assemble(
+                (finding.severity.value, SEVERITY_STYLE[finding.severity]),
+                " ",
+                (finding.code, "red"),
+            )
+        )
+        out.print(Text("  " + location(finding), overflow="fold"))
+        message = plain("  " + finding.message)
+        if finding.hint:
+            message.append("\n  hint: " + visible(finding.hint))
+        out.print(message)
