@@ -32,17 +32,23 @@ def test_check_gives_the_same_json_from_every_kind_of_source(archive: Path, tmp_
     repo = tmp_path / "repo"
     shutil.copytree(archive, repo)
     git_repo(repo)
-    for args in (
-        [str(zip_tree(archive, tmp_path / "a.zip"))],
-        [str(tar_tree(archive, tmp_path / "a.tar.xz", "w:xz"))],
-        [f"{repo}@HEAD"],
-        ["--git", str(repo), "--rev", "main"],
-        ["--git", str(repo)],
-        [str(repo), "--rev", "HEAD"],
+    # The report is the same from every kind of source, except what names the source
+    # (report v2, issue 16: its kind, location and digest or commit).
+    expected = json.loads(folder.stdout)
+    assert expected.pop("source")["kind"] == "directory"
+    for args, kind in (
+        ([str(zip_tree(archive, tmp_path / "a.zip"))], "zip"),
+        ([str(tar_tree(archive, tmp_path / "a.tar.xz", "w:xz"))], "tar"),
+        ([f"{repo}@HEAD"], "git"),
+        (["--git", str(repo), "--rev", "main"], "git"),
+        (["--git", str(repo)], "git"),
+        ([str(repo), "--rev", "HEAD"], "git"),
     ):
         proc = cli("check", *args, "--format", "json")
         assert (proc.returncode, proc.stderr) == (0, ""), args
-        assert proc.stdout == folder.stdout, args
+        got = json.loads(proc.stdout)
+        assert got.pop("source")["kind"] == kind, args
+        assert got == expected, args
 
 
 def test_check_of_a_bag(archive: Path) -> None:
@@ -54,7 +60,9 @@ def test_check_of_a_bag(archive: Path) -> None:
     (archive / "data" / "evidence" / "README.md").write_text("changed\n")
     proc = cli("check", str(archive), "--format", "text")
     assert proc.returncode == 1
-    assert "data/evidence/README.md:" in proc.stdout and "manifest.mismatch" in proc.stdout
+    # on the payload file, placed at its line of the payload manifest (issue 16)
+    assert "data/evidence/README.md (manifest-sha256.txt:" in proc.stdout
+    assert "manifest.mismatch" in proc.stdout
 
 
 def test_check_of_a_hostile_zip_exits_1_and_writes_nothing(tmp_path: Path) -> None:
