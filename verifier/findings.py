@@ -33,6 +33,7 @@ _RANK = MappingProxyType({Severity.NOTE: 0, Severity.WARNING: 1, Severity.ERROR:
 class Stage(StrEnum):
     """The pipeline's stages, in the order they run."""
 
+    AUTHENTICITY = "authenticity"  # a signature over the manifest, before its hashes
     INTEGRITY = "integrity"
     VALIDITY = "validity"
     CONSISTENCY = "consistency"
@@ -287,6 +288,66 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "--max-mutants or the time budget stopped mutation before every covered value was "
             "tried",
         ),
+        # Authenticity (verifier.authenticity): a signature over the manifest's bytes.
+        "signature.bad": (
+            Stage.AUTHENTICITY,
+            "a signature does not verify over the manifest's bytes with its key",
+        ),
+        "signature.untrusted-key": (
+            Stage.AUTHENTICITY,
+            "the signing key is not one the trust given (allowed signers, minisign key, "
+            "keyring) names",
+        ),
+        "signature.namespace-mismatch": (
+            Stage.AUTHENTICITY,
+            "an SSH signature's namespace is not the one expected, or the allowed signer's "
+            "namespaces= excludes it",
+        ),
+        "signature.identity-mismatch": (
+            Stage.AUTHENTICITY,
+            "the key is trusted, but not for the identity asked for (--identity)",
+        ),
+        "signature.key-expired": (
+            Stage.AUTHENTICITY,
+            "the key is outside its validity window (valid-after/valid-before, or an expired "
+            "OpenPGP key)",
+        ),
+        "signature.unparsable": (
+            Stage.AUTHENTICITY,
+            "a signature file (or a trust file) cannot be parsed, or is refused unread",
+        ),
+        "signature.absent": (
+            Stage.AUTHENTICITY,
+            "a signature is required (--require-signature) but none was found or given",
+        ),
+        "signature.tool-missing": (
+            Stage.AUTHENTICITY,
+            "the program that verifies this signature format (gpgv) is not installed",
+        ),
+        "signature.cert-authority": (
+            Stage.AUTHENTICITY,
+            "an allowed_signers line that would match is a cert-authority line; SSH "
+            "certificates are not supported",
+        ),
+        "signature.legacy-minisign": (
+            Stage.AUTHENTICITY,
+            "a legacy minisign signature (Ed, not prehashed) refused without "
+            "--allow-legacy-minisign",
+        ),
+        "signature.unsupported": (
+            Stage.AUTHENTICITY,
+            "a signature's version, key type or hash algorithm is not one this verifier accepts",
+        ),
+        "signature.no-trust": (
+            Stage.AUTHENTICITY,
+            "a signature was found, but no trust to check it against was given, and no other "
+            "signature verified",
+        ),
+        "signature.not-checked": (
+            Stage.AUTHENTICITY,
+            "a further signature was not checked (no trust given for its format); another "
+            "one verified",
+        ),
     }
 )
 
@@ -360,6 +421,19 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "coverage.survived": Severity.ERROR,
         "coverage.not-mutated": Severity.NOTE,
         "coverage.mutation-incomplete": Severity.WARNING,
+        "signature.bad": Severity.ERROR,
+        "signature.untrusted-key": Severity.ERROR,
+        "signature.namespace-mismatch": Severity.ERROR,
+        "signature.identity-mismatch": Severity.ERROR,
+        "signature.key-expired": Severity.ERROR,
+        "signature.unparsable": Severity.ERROR,
+        "signature.absent": Severity.ERROR,
+        "signature.tool-missing": Severity.ERROR,
+        "signature.cert-authority": Severity.ERROR,
+        "signature.legacy-minisign": Severity.ERROR,
+        "signature.unsupported": Severity.ERROR,
+        "signature.no-trust": Severity.ERROR,
+        "signature.not-checked": Severity.NOTE,
     }
 )
 

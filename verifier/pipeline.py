@@ -26,6 +26,7 @@ from verifier.inspect.digest import _digest_bytes
 from verifier.inspect.gather import Facts, inspect_all
 from verifier.inspect.history import older_versions
 from verifier.inspect.locate import place_findings
+from verifier.judge.authenticity import judge_authenticity
 from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
@@ -74,6 +75,11 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
 def _run_source(source: Source, root: str, options: Options) -> Run:
     # 1. plan: the manifests, their scope, the files in order
     plan = build_plan(source, root, options)
+    # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
+    authenticity, signatures = judge_authenticity(
+        plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
+    )
+    plan.signed = b""
     records = plan.records
     facts = Facts()
     for name, data in plan.preread.items():
@@ -105,6 +111,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
     integrity = judge_integrity(plan, facts, source, first, names, older)
     report = judge_records(plan, facts, integrity, options)
+    report.authenticity, report.signatures = authenticity, signatures
     place_findings(report, source)  # line and column of pointers, in files with findings
     if options.ignore or options.select is not None or options.baseline is not None:
         from verifier.accept.apply import accept

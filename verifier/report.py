@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from verifier.authenticity.interface import Verdict
 from verifier.findings import Finding, Severity, Stage
 from verifier.judge.records import Records
 
@@ -187,6 +188,44 @@ class FileEntry:
         return out
 
 
+NOT_CHECKED = (
+    "Not checked: no signature beside the manifest and none given (--signature); who "
+    "published the manifest is not verified."
+)
+
+
+def not_checked() -> StageResult:
+    """The authenticity stage of a run that had no signature to check (never a pass)."""
+    return StageResult(Stage.AUTHENTICITY, note=NOT_CHECKED)
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureCheck:
+    """One signature over the manifest and its format's verdict."""
+
+    name: str
+    verdict: Verdict
+
+    @property
+    def status(self) -> str:
+        if self.verdict.verified:
+            return "verified"
+        if any(f.code == "signature.not-checked" for f in self.verdict.findings):
+            return "not-checked"
+        return "failed"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "format": self.verdict.format,
+            "status": self.status,
+            "method": self.verdict.method,
+        }
+        if self.verdict.signer is not None and self.verdict.verified:
+            out["signer"] = self.verdict.signer.to_dict()
+        return out
+
+
 @dataclass(slots=True)
 class Report:
     """The result of one verification run. Every output format renders this."""
@@ -224,6 +263,20 @@ class Report:
         if not self.path_prefix or path.startswith("/"):
             return path
         return self.path_prefix.rstrip("/") + "/" + path
+    # Stage 0, authenticity: a signature over the manifest (its own key in the JSON report,
+    # beside "stages", which keeps its three content stages in place).
+    authenticity: StageResult = field(default_factory=not_checked)
+    signatures: list[SignatureCheck] = field(default_factory=list)
+
+    @property
+    def checks(self) -> tuple[StageResult, ...]:
+        """Every stage in the order they run: authenticity, then :attr:`stages`."""
+        return (self.authenticity, *self.stages)
+
+    @property
+    def signers(self) -> list[SignatureCheck]:
+        """The signatures that verified (who signed the manifest)."""
+        return [c for c in self.signatures if c.verdict.verified]
 
     def content_path(self, path: str) -> str:
         """The path in the source of ``path`` as records and catalogues name it."""
@@ -235,16 +288,16 @@ class Report:
 
     @property
     def findings(self) -> list[Finding]:
-        return [f for s in self.stages for f in sorted(s.findings, key=Finding.sort_key)]
+        return [f for s in self.checks for f in sorted(s.findings, key=Finding.sort_key)]
 
     @property
     def ok(self) -> bool:
         """No error (warnings and notes do not fail a run unless ``--fail-on`` says so)."""
-        return not any(s.errors for s in self.stages)
+        return not any(s.errors for s in self.checks)
 
     def fails(self, threshold: Severity = Severity.ERROR) -> bool:
         """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""
-        return any(f.severity.reaches(threshold) for s in self.stages for f in s.findings)
+        return any(f.severity.reaches(threshold) for s in self.checks for f in s.findings)
 
     @property
     def manifested_files(self) -> int:
@@ -277,6 +330,10 @@ class Report:
             "summary": self.summary_line,
             "stages": [s.to_dict() for s in self.stages],
             "findings": self.flat_findings(),
+            "authenticity": {
+                **self.authenticity.to_dict(),
+                "signatures": [c.to_dict() for c in self.signatures],
+            },
             "assertions": [a.to_dict() for a in self.assertions],
             "files": [f.to_dict() for f in sorted(self.files, key=lambda f: f.path)],
         }

@@ -51,6 +51,18 @@ from verifier.commands.output import (
     format_choices,
     format_help,
 )
+from verifier.commands.signopts import (
+    AllowedSignersOpt,
+    AllowLegacyOpt,
+    IdentityOpt,
+    KeyringOpt,
+    MinisignKeyOpt,
+    NamespaceOpt,
+    RequireSignatureOpt,
+    SignatureOpt,
+    VerifyTimeOpt,
+    trust_options,
+)
 from verifier.commands.sourceopts import (
     BaseOpt,
     ExecutorOpt,
@@ -147,6 +159,15 @@ def check(
             "archive folder relative to the working directory, e.g. my-archive/; '' for none).",
         ),
     ] = None,
+    signature: SignatureOpt = None,
+    require_signature: RequireSignatureOpt = False,
+    allowed_signers: AllowedSignersOpt = None,
+    identity: IdentityOpt = None,
+    namespace: NamespaceOpt = "file",
+    verify_time: VerifyTimeOpt = None,
+    minisign_key: MinisignKeyOpt = None,
+    allow_legacy_minisign: AllowLegacyOpt = False,
+    keyring: KeyringOpt = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -194,6 +215,17 @@ def check(
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     where = executor_options(executor, scheduler)
     accepting = acceptance_options(ignore, select, baseline, write_baseline, pairs)
+    trust = trust_options(
+        signature,
+        require_signature,
+        allowed_signers,
+        identity,
+        namespace,
+        verify_time,
+        minisign_key,
+        allow_legacy_minisign,
+        keyring,
+    )
     from verifier.commands.progress import progress_bar
 
     with progress_bar(enabled=not quiet) as progress:
@@ -205,6 +237,7 @@ def check(
                 stages=frozenset(s.strip() for s in stages.split(",") if s.strip()),
                 workers=workers,
                 progress=progress,
+                trust=trust,
                 **more,
                 **where,
                 **accepting,

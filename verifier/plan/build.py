@@ -15,6 +15,7 @@ from verifier.plan.entries import plan_manifest
 from verifier.plan.locate import base_folder, find_manifest, read_member
 from verifier.plan.plan import Plan
 from verifier.plan.records import RecordPlan
+from verifier.plan.signature import find_signatures
 from verifier.sources.bagit import decode_name
 from verifier.sources.interface import Source
 
@@ -28,6 +29,11 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
     found, refused = find_manifest(source, root, options)
     reached = found is not None
     label, data, rel = found or (options.manifest or layout.manifest, b"", None)
+    # the signatures over the manifest, read once beside its bytes
+    signatures, signature_findings = (
+        find_signatures(source, label, rel, options) if reached else ([], [])
+    )
+    signature_names = frozenset(s.name for s in signatures) | {f.path for f in signature_findings}
     preread = {name: read_member(source, name) for name in layout.preread}
     if rel is not None:
         preread[rel] = data
@@ -65,6 +71,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
             algorithm=layout.algorithm(layout.manifest),
             parsed=source.parse_manifest(label, data) if reached else None,
             name_manifest=len(payload_manifests) > 1,
+            ignore=signature_names,
         )
     ]
     for other in (*payload_manifests[1:], *layout.tag_manifests):
@@ -102,6 +109,9 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         records,
         parse=bool(stages & {"validity", "consistency"}),
         places=(tuple(sorted(tag_algorithms)), tuple(sorted(payload_algorithms))),
+        signatures=signatures,
+        signature_findings=signature_findings,
+        signed=data if signatures else b"",
     )
     del data
     seen = set(preread)

@@ -62,10 +62,12 @@ def plan_manifest(
     algorithm: str = "sha256",
     parsed: ParsedManifest | None = None,
     name_manifest: bool = False,
+    ignore: frozenset[str] = frozenset(),
 ) -> ManifestPlan:
     """Plan one manifest against the source. ``scope`` items and manifest names are relative
     to ``base``; ``parsed``: its lines when the source parses them itself (a bag's, in its
-    declared encoding); the default is a ``sha256sum`` manifest."""
+    declared encoding); the default is a ``sha256sum`` manifest. ``ignore``: names never
+    reported unlisted (the signatures over the manifest, which it cannot list)."""
     out = ManifestPlan(label, rel, base, algorithm, name_manifest)
     findings = out.findings
     if parsed is None:
@@ -145,7 +147,7 @@ def plan_manifest(
                 if kind is Kind.FILE:
                     walked.add(name)
                 continue
-            if name in seen or name == rel or excluded(name):
+            if name in seen or name == rel or name in ignore or excluded(name):
                 continue
             if kind is Kind.REFUSED or not _in_scope(name, used_scope):
                 continue

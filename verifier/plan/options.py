@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifier.authenticity.interface import Trust
 from verifier.errors import UsageError
 from verifier.execute.registry import EXECUTORS
 from verifier.plan.needs import CATALOGUE
@@ -45,6 +46,8 @@ class Options:
     ignore: frozenset[str] = frozenset()
     select: frozenset[str] | None = None
     baseline: Any = None
+    # Authenticity: the signature (or where to look for one) and the trust to check it with.
+    trust: Trust = field(default_factory=Trust)
 
     def worker_count(self) -> int:
         from verifier.execute.registry import default_workers

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from verifier.authenticity.interface import SignatureFile
 from verifier.findings import Finding
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.needs import Wants
@@ -70,6 +71,11 @@ class Plan:
     #: manifest with another algorithm lists besides
     places: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     also: dict[str, set[str]] = field(default_factory=dict)
+    #: the signatures over the manifest (read with it), those refused unread, and the
+    #: manifest's bytes they sign (kept only when there is a signature to check)
+    signatures: list[SignatureFile] = field(default_factory=list)
+    signature_findings: list[Finding] = field(default_factory=list)
+    signed: bytes = b""
 
     @property
     def prefix(self) -> str:

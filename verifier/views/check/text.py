@@ -36,6 +36,24 @@ def stage_detail(stage: StageResult) -> str:
     return text + (f" ({', '.join(lesser)})" if lesser else "")
 
 
+def authenticity_lines(report: Report) -> list[str]:
+    """The authenticity stage: who signed and how it was checked, or that it was not."""
+    stage = report.authenticity
+    head = f"  {'authenticity':<12} {stage.status.value:<16} "
+    if not report.signatures:
+        return [head + visible(stage.note or "no signature checked")]
+    verified = stage.counts.get("verified", 0)
+    lines = [head + f"{verified} of {len(report.signatures)} signatures verified"]
+    for check in report.signatures:
+        signer = check.verdict.signer if check.verdict.verified else None
+        who = f"signed by {signer.line()}" if signer else check.status
+        how = visible(check.verdict.method)
+        lines.append(f"  {'':<12} {'':<16} {visible(check.name)}: {visible(who)}; {how}")
+        if signer and signer.comment is not None:
+            lines.append(f"  {'':<12} {'':<16} trusted comment: {visible(signer.comment)}")
+    return lines
+
+
 def unchecked_line(report: Report) -> str | None:
     """Which stages had nothing to check, said plainly (a bare manifest passes on integrity
     alone); ``None`` when every stage run checked something."""
@@ -92,6 +110,7 @@ def render(report: Report) -> str:
         f"verify-evidence {report.tool_version}: {visible(report.manifest)} "
         f"(unlisted files looked for in: {scope or '(none)'})"
     ]
+    lines.extend(authenticity_lines(report))
     for stage in report.stages:
         lines.append(f"  {stage.stage.value:<12} {stage.status.value:<16} {stage_detail(stage)}")
         if stage.note:

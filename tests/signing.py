@@ -1,0 +1,91 @@
+"""Keys and signatures made in the tests with the real tools (ssh-keygen, minisign, gpg),
+and the authenticity stage read back from a run. Every tool is found through
+:func:`tests.conftest.require_tool`: missing, a test skips on a developer's machine and fails
+under CI."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import require_tool, write_archive
+from verifier.authenticity.interface import Trust
+from verifier.pipeline import Options, verify
+from verifier.report import Report
+
+FILES = {"evidence/a.json": '{"a": 1}\n', "evidence/b.json": '{"b": 2}\n'}
+
+
+def small_archive(root: Path) -> Path:
+    """A two-file archive with its manifest."""
+    return write_archive(root, FILES)
+
+
+def ssh_key(
+    folder: Path, name: str = "key", kind: str = "ed25519", bits: int | None = None
+) -> Path:
+    """A fresh unencrypted OpenSSH key pair (``name`` and ``name.pub``)."""
+    exe = require_tool("ssh-keygen")
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder / name
+    argv = [exe, "-q", "-t", kind, "-N", "", "-C", f"{name}@test", "-f", str(key)]
+    if bits is not None:
+        argv[4:4] = ["-b", str(bits)]
+    subprocess.run(argv, check=True, capture_output=True)
+    return key
+
+
+def ssh_sign(key: Path, file: Path, namespace: str = "file", *extra: str) -> Path:
+    """``ssh-keygen -Y sign`` over ``file``: writes and returns ``file.sig``."""
+    exe = require_tool("ssh-keygen")
+    sig = file.with_name(file.name + ".sig")
+    sig.unlink(missing_ok=True)
+    subprocess.run(
+        [exe, "-Y", "sign", "-f", str(key), "-n", namespace, *extra, str(file)],
+        check=True,
+        capture_output=True,
+    )
+    return sig
+
+
+def signer_line(key: Path, principals: str = "alice@example.com", options: str = "") -> str:
+    """An allowed_signers line for ``key``."""
+    kind, blob = (key.with_name(key.name + ".pub")).read_text().split()[:2]
+    return " ".join(x for x in (principals, options, kind, blob) if x) + "\n"
+
+
+def ssh_keygen_verifies(
+    allowed: Path, identity: str, signature: Path, message: Path, namespace: str = "file"
+) -> bool:
+    """What ``ssh-keygen -Y verify`` says (the oracle)."""
+    exe = require_tool("ssh-keygen")
+    with message.open("rb") as stdin:
+        proc = subprocess.run(
+            [
+                exe,
+                "-Y",
+                "verify",
+                "-f",
+                str(allowed),
+                "-I",
+                identity,
+                "-n",
+                namespace,
+                "-s",
+                str(signature),
+            ],
+            stdin=stdin,
+            capture_output=True,
+            check=False,
+        )
+    return proc.returncode == 0
+
+
+def check(root: Path, **trust: Any) -> Report:
+    """The report of a run with the trust given (the library API)."""
+    return verify(root, Options(trust=Trust(**trust)))
+
+
+def codes(report: Report) -> list[str]:
+    return sorted(f.code for f in report.authenticity.findings)

@@ -1,0 +1,90 @@
+"""Stage 0, authenticity: who published the manifest?
+
+Each signature read beside the manifest (or named by ``--signature``) is recognised by its
+bytes, never by its name, and handed to its format (:mod:`verifier.authenticity.registry`)
+with the manifest's bytes and the trust the user gave. The stage never passes on nothing:
+with no signature and none required it is *nothing-to-check* with a note saying so; a
+signature whose trust was not given is an error unless another signature verified.
+"""
+
+from __future__ import annotations
+
+from verifier.authenticity.interface import SignatureFile, Trust, Verdict
+from verifier.authenticity.registry import FORMATS, detect
+from verifier.findings import Finding, Stage
+from verifier.report import NOT_CHECKED, SignatureCheck, StageResult
+
+
+def judge_authenticity(
+    signatures: list[SignatureFile],
+    refused: list[Finding],
+    message: bytes,
+    trust: Trust,
+    manifest: str,
+) -> tuple[StageResult, list[SignatureCheck]]:
+    """The stage and one check per signature. ``message``: the manifest's bytes (those
+    integrity hashes); ``manifest``: its label, for a finding that no signature was found."""
+    stage = StageResult(Stage.AUTHENTICITY)
+    stage.findings.extend(refused)
+    if not signatures:
+        if trust.require:
+            stage.findings.append(
+                Finding(
+                    "signature.absent",
+                    manifest,
+                    "A signature is required (--require-signature), but none sits beside the "
+                    "manifest (.sig, .minisig, .asc, .gpg, .sign) and none was given "
+                    "(--signature).",
+                )
+            )
+        elif not refused:
+            stage.note = NOT_CHECKED
+        stage.counts = {"signatures": 0, "verified": 0}
+        return stage, []
+    checks: list[SignatureCheck] = []
+    pending: list[int] = []
+    for signature in signatures:
+        name = detect(signature.data)
+        if name is None:
+            verdict = Verdict(
+                "unknown",
+                "not recognised",
+                [
+                    Finding(
+                        "signature.unparsable",
+                        signature.name,
+                        "Not an SSH signature (SSHSIG), a minisign signature or an OpenPGP "
+                        "signature; nothing was verified.",
+                    )
+                ],
+            )
+        else:
+            fmt = FORMATS[name]
+            if fmt.has_trust(trust):
+                verdict = fmt.verify(message, signature, trust)
+            else:
+                pending.append(len(checks))
+                verdict = Verdict(name, f"not checked: no {fmt.TRUST} given")
+        checks.append(SignatureCheck(signature.name, verdict))
+    verified = sum(1 for c in checks if c.verdict.verified)
+    for index in pending:
+        check = checks[index]
+        fmt = FORMATS[check.verdict.format]
+        if verified:
+            code, text = "signature.not-checked", "Not checked: another signature verified, and"
+        else:
+            code, text = "signature.no-trust", "Not verified:"
+        check.verdict.findings.append(
+            Finding(
+                code,
+                check.name,
+                f"{text} no {fmt.TRUST} was given to check this {fmt.LABEL} against.",
+            )
+        )
+    for check in checks:
+        stage.findings.extend(check.verdict.findings)
+    stage.counts = {"signatures": len(checks), "verified": verified}
+    return stage, checks
+
+
+__all__ = ["judge_authenticity"]
