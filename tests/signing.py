@@ -89,3 +89,35 @@ def check(root: Path, **trust: Any) -> Report:
 
 def codes(report: Report) -> list[str]:
     return sorted(f.code for f in report.authenticity.findings)
+
+
+def minisign_key(folder: Path, name: str = "mk") -> tuple[Path, Path]:
+    """A fresh unencrypted minisign key pair (``minisign -G -W``): (public, secret)."""
+    exe = require_tool("minisign")
+    folder.mkdir(parents=True, exist_ok=True)
+    pub, sec = folder / f"{name}.pub", folder / f"{name}.key"
+    subprocess.run(
+        [exe, "-G", "-W", "-p", str(pub), "-s", str(sec)], check=True, capture_output=True
+    )
+    return pub, sec
+
+
+def minisign_sign(
+    secret: Path, file: Path, comment: str = "timestamp:0", legacy: bool = False
+) -> Path:
+    """``minisign -S`` over ``file``: writes and returns ``file.minisig``."""
+    exe = require_tool("minisign")
+    argv = [exe, "-S", "-s", str(secret), "-m", str(file), "-t", comment]
+    if legacy:
+        argv.append("-l")
+    subprocess.run(argv, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    return file.with_name(file.name + ".minisig")
+
+
+def minisign_verifies(public: Path, file: Path, prehashed_only: bool = False) -> bool:
+    """What ``minisign -V`` says (the oracle); ``-H`` when only prehashed is accepted."""
+    exe = require_tool("minisign")
+    argv = [exe, "-V", "-q", "-p", str(public), "-m", str(file)]
+    if prehashed_only:
+        argv.append("-H")
+    return subprocess.run(argv, capture_output=True, check=False).returncode == 0

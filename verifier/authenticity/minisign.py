@@ -72,17 +72,17 @@ def parse_public_key(text: bytes) -> bytes:
 def key_bytes(value: str, read: Callable[[Path, str], bytes]) -> tuple[bytes, str]:
     """``--minisign-key``: the key's bytes and how findings name it. A value that names a
     file is read (``read``); otherwise it is the base64 line itself."""
-    looks_like_line = len(value) == 56 and os.sep not in value and not value.endswith(".pub")
-    if not looks_like_line or os.path.exists(value):
-        path = Path(value)
+    if os.path.lexists(value):
         try:
-            return parse_public_key(read(path, "--minisign-key")), value
+            return parse_public_key(read(Path(value), "--minisign-key")), value
         except ValueError as exc:
             raise UsageError(f"--minisign-key {value}: not a minisign public key ({exc})") from None
     try:
         raw = parse_public_key(value.encode("ascii", errors="replace"))
-    except ValueError as exc:
-        raise UsageError(f"--minisign-key: not a minisign public key ({exc})") from None
+    except ValueError:
+        raise UsageError(
+            f"--minisign-key {value}: neither a file nor a minisign public key's base64 line"
+        ) from None
     return raw, f"minisign key {key_id(raw[2:10])}"
 
 
