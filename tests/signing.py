@@ -121,3 +121,70 @@ def minisign_verifies(public: Path, file: Path, prehashed_only: bool = False) ->
     if prehashed_only:
         argv.append("-H")
     return subprocess.run(argv, capture_output=True, check=False).returncode == 0
+
+
+class GnuPG:
+    """A throwaway GnuPG home (its agent stopped by :meth:`close`) that makes keys and
+    detached signatures for the tests, never touching the user's keyring."""
+
+    def __init__(self, home: Path) -> None:
+        self.gpg = require_tool("gpg")
+        require_tool("gpgv")
+        self.home = home
+        home.mkdir(mode=0o700, parents=True)
+
+    def run(self, *args: str, faked: str | None = None) -> bytes:
+        argv = [self.gpg, "--homedir", str(self.home), "--batch", "--pinentry-mode", "loopback"]
+        argv += ["--passphrase", ""]
+        if faked is not None:
+            argv += ["--faked-system-time", faked]
+        proc = subprocess.run([*argv, *args], capture_output=True, check=True)
+        return proc.stdout
+
+    def key(self, uid: str, expire: str = "never", faked: str | None = None) -> None:
+        self.run("--quick-gen-key", uid, "ed25519", "sign", expire, faked=faked)
+
+    def export(self, path: Path, uid: str, armor: bool = False) -> Path:
+        path.write_bytes(self.run("--export", *(["--armor"] if armor else []), uid))
+        return path
+
+    def sign(self, uid: str, file: Path, suffix: str = ".asc", faked: str | None = None) -> Path:
+        out = file.with_name(file.name + suffix)
+        out.unlink(missing_ok=True)
+        armor = ["--armor"] if suffix == ".asc" else []
+        self.run("-u", uid, *armor, "--detach-sign", "-o", str(out), str(file), faked=faked)
+        return out
+
+    def close(self) -> None:
+        gpgconf = require_tool("gpgconf")
+        subprocess.run(
+            [gpgconf, "--homedir", str(self.home), "--kill", "gpg-agent"],
+            capture_output=True,
+            check=False,
+        )
+
+
+def gpgv_status(keyring: Path, signature: Path, file: Path, home: Path) -> set[str]:
+    """The status keywords ``gpgv`` itself prints (the oracle), run by the test."""
+    exe = require_tool("gpgv")
+    home.mkdir(mode=0o700, exist_ok=True)
+    proc = subprocess.run(
+        [
+            exe,
+            "--homedir",
+            str(home),
+            "--status-fd",
+            "1",
+            "--keyring",
+            str(keyring),
+            str(signature),
+            str(file),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    return {
+        line.split()[1]
+        for line in proc.stdout.decode(errors="replace").splitlines()
+        if line.startswith("[GNUPG:] ")
+    }

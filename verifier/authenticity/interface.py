@@ -30,7 +30,8 @@ class Trust:
     minisign_key: bytes | None = None
     minisign_key_label: str = "minisign key"
     allow_legacy_minisign: bool = False
-    keyring: str | None = None  # a path, handed to gpgv
+    keyring: bytes | None = None  # an OpenPGP keyring, binary or armoured, for gpgv
+    keyring_label: str = "the keyring"
     gpgv: str = "gpgv"  # the program (tests point it elsewhere)
 
     @property

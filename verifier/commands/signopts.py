@@ -135,8 +135,7 @@ def trust_options(
         from verifier.authenticity.minisign import key_bytes
 
         key, key_label = key_bytes(minisign_key, read_trust_file)
-    if keyring is not None:
-        read_trust_file(keyring, "--keyring")  # exists and is readable; gpgv reads it
+    keys = None if keyring is None else read_trust_file(keyring, "--keyring")
     return Trust(
         signature=None if signature is None else str(signature),
         require=require,
@@ -148,5 +147,6 @@ def trust_options(
         minisign_key=key,
         minisign_key_label=key_label,
         allow_legacy_minisign=allow_legacy,
-        keyring=None if keyring is None else str(keyring.resolve()),
+        keyring=keys,
+        keyring_label=str(keyring) if keyring else "the keyring",
     )
