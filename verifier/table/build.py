@@ -145,7 +145,21 @@ class OutcomeTable:
         else:
             also = f"; {besides} besides" if besides else ""
             head = f"VERIFICATION FAILED ({failing}{also}); marked cells are unverified"
-        return f"{head}: {stages}; {self.report.summary_line}."
+        return f"{head}: {stages}; {self.report.summary_line}; {self.signed_line()}."
+
+    def signed_line(self) -> str:
+        """Who published the manifest, as the authenticity stage established it."""
+        signers = self.report.signers
+        if signers:
+            signer = signers[0].verdict.signer
+            assert signer is not None
+            return f"manifest signed by {signer.line()} ({signers[0].verdict.method})"
+        status = self.report.authenticity.status.value
+        return (
+            "manifest signature not checked"
+            if not self.report.signatures and status != "failed"
+            else f"manifest signature {status}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

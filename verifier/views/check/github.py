@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 from verifier.findings import Finding, Severity
 from verifier.report import Report
+from verifier.views.check.text import authenticity_detail
 from verifier.views.findings import capped, count_line
 from verifier.views.inert import github_data, github_property
 
@@ -66,8 +67,8 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
                 f"{len(findings)}, and the SARIF upload holds them."
             )
         )
-    stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in report.stages)
-    summary = f"{stages}; {report.summary_line}"
+    stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in report.checks)
+    summary = f"{stages}; {report.summary_line}; {authenticity_detail(report)}"
     if findings:
         summary += f"; {count_line(findings)}"
     crowded = [

@@ -109,6 +109,40 @@ def _by_path(findings: list[Finding], paths: list[str], rest: str) -> list[Case]
     return cases
 
 
+def _authenticity(report: Report, found: list[Finding]) -> tuple[list[str], int, int]:
+    """The authenticity suite (its lines, tests and failures): a case per signature, its
+    signer and method as the suite's properties; no signature and none required is one
+    skipped case (not checked is not a pass)."""
+    from verifier.views.check.text import authenticity_detail
+
+    stage = report.authenticity
+    head = '  <testsuite name="authenticity"'
+    props = [
+        "    <properties>",
+        f'      <property name="signatures" value={quoteattr(authenticity_detail(report))}/>',
+        "    </properties>",
+    ]
+    if not report.signatures and not found:
+        note = stage.note or "not checked"
+        return (
+            [
+                f'{head} tests="1" failures="0" errors="0" skipped="1" time="0">',
+                *props,
+                '    <testcase name="manifest signature" classname="authenticity" time="0">',
+                f"      <skipped message={quoteattr(note)}/>",
+                "    </testcase>",
+                "  </testsuite>",
+            ],
+            1,
+            0,
+        )
+    names = [c.name for c in report.signatures]
+    cases = _by_path(found, names, "manifest signature")
+    lines = _suite("authenticity", cases)
+    lines[1:1] = props
+    return lines, len(cases), sum(1 for _, f in cases if _errors(f))
+
+
 def render(report: Report) -> str:
     by_stage: dict[Stage, list[Finding]] = defaultdict(list)
     for finding in report.findings:
@@ -129,13 +163,16 @@ def render(report: Report) -> str:
     if catalogue:
         consistency.append(("case catalogue", catalogue))
     suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
-    tests = sum(len(cases) for _, cases in suites)
+    signed, signed_tests, signed_failures = _authenticity(report, by_stage[Stage.AUTHENTICITY])
+    tests = signed_tests + sum(len(cases) for _, cases in suites)
     counted = [_counts(cases) for _, cases in suites]
-    failures, errors = sum(c[0] for c in counted), sum(c[1] for c in counted)
+    failures = signed_failures + sum(c[0] for c in counted)
+    errors = sum(c[1] for c in counted)
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites name="verify-evidence" tests="{tests}" failures="{failures}" '
         f'errors="{errors}" time="0">',
+        *signed,
     ]
     for name, cases in suites:
         lines.extend(_suite(name, cases))

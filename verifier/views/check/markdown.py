@@ -9,7 +9,7 @@ would hide the rest of a step summary), link, emphasis or cell separator survive
 from __future__ import annotations
 
 from verifier.report import AssertionStatus, Report
-from verifier.views.check.text import stage_detail, unchecked_line
+from verifier.views.check.text import authenticity_detail, stage_detail, unchecked_line
 from verifier.views.findings import count_line, location
 from verifier.views.inert import markdown as _esc
 
@@ -17,7 +17,7 @@ MAX_FINDINGS = 200
 
 
 def render(report: Report) -> str:
-    errors = sum(len(s.errors) for s in report.stages)
+    errors = sum(len(s.errors) for s in report.checks)
     verdict = "passed" if report.ok else f"FAILED ({errors} error{'s' if errors != 1 else ''})"
     scope = ", ".join(_esc(s) for s in report.scope) or "none"
     lines = [
@@ -28,6 +28,8 @@ def render(report: Report) -> str:
         "",
         "| Stage | Status | Checked |",
         "|---|---|---|",
+        f"| authenticity | {report.authenticity.status.value} | "
+        f"{_esc(authenticity_detail(report))} |",
     ]
     for stage in report.stages:
         detail = stage_detail(stage) + (f" ({stage.note})" if stage.note else "")

@@ -15,6 +15,7 @@ from verifier.report import Report, StageStatus
 from verifier.views.check.text import (
     acceptance_line,
     advice_line,
+    authenticity_detail,
     stage_detail,
     unchecked_line,
 )
@@ -44,6 +45,11 @@ def show(report: Report, out: Console) -> None:
         )
     )
     table = grid(("stage", "status", "checked"), box=None, pad_edge=False)
+    table.add_row(
+        Text("authenticity"),
+        Text(report.authenticity.status.value, style=_STYLE[report.authenticity.status]),
+        Text(visible(authenticity_detail(report))),
+    )
     for stage in report.stages:
         detail = Text(stage_detail(stage))
         if stage.note:

@@ -177,7 +177,8 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                 "results": results,
                 "properties": {
                     "summary": report.summary_line,
-                    "stages": {s.stage.value: s.status.value for s in report.stages},
+                    "stages": {s.stage.value: s.status.value for s in report.checks},
+                    "signatures": [c.to_dict() for c in report.signatures],
                     "findings": len(findings),
                     "resultsLeftOut": left_out,
                 },

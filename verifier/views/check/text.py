@@ -36,6 +36,20 @@ def stage_detail(stage: StageResult) -> str:
     return text + (f" ({', '.join(lesser)})" if lesser else "")
 
 
+def authenticity_detail(report: Report) -> str:
+    """The authenticity stage in one line: who signed and how it was checked, what failed,
+    or that nothing was checked (archive and trust text made visible by each view)."""
+    stage = report.authenticity
+    if not report.signatures:
+        return stage.note or "no signature checked"
+    parts = []
+    for check in report.signatures:
+        signer = check.verdict.signer if check.verdict.verified else None
+        who = f"signed by {signer.line()}" if signer else check.status
+        parts.append(f"{check.name}: {who} ({check.verdict.method})")
+    return "; ".join(parts)
+
+
 def authenticity_lines(report: Report) -> list[str]:
     """The authenticity stage: who signed and how it was checked, or that it was not."""
     stage = report.authenticity

@@ -1,0 +1,62 @@
+"""Every check format says who signed the manifest and how it was checked (and says plainly
+when it was not), and a signer's text (an allowed_signers principal, a minisign trusted
+comment) is inert in each of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.signing import minisign_key, minisign_sign, signer_line, ssh_key, ssh_sign
+from verifier.authenticity.interface import Trust
+from verifier.authenticity.minisign import parse_public_key
+from verifier.pipeline import Options, verify
+from verifier.report import Report
+from verifier.views.check import CHECK
+
+HOSTILE = "\x1b[31mred\x1b[0m <b>|x|</b> %0A::error::"
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, str]:
+    from tests.conftest import copy_bundled
+
+    tmp = tmp_path_factory.mktemp("signed")
+    root = copy_bundled(tmp / "archive")
+    key = ssh_key(tmp / "keys")
+    ssh_sign(key, root / "manifest.sha256")
+    pub, sec = minisign_key(tmp / "mkeys")
+    minisign_sign(sec, root / "manifest.sha256", comment=f"timestamp:1\t{HOSTILE}")
+    trust = Trust(
+        allowed_signers=signer_line(key, "release@example.com").encode(),
+        identity="release@example.com",
+        minisign_key=parse_public_key(pub.read_bytes()),
+    )
+    report = verify(root, Options(trust=trust))
+    assert report.ok and len(report.signers) == 2
+    signer = report.signers[0].verdict.signer
+    assert signer is not None
+    return report, signer.fingerprint
+
+
+@pytest.mark.parametrize("name", list(CHECK))
+def test_every_format_names_the_signer_and_the_method(
+    signed: tuple[Report, str], name: str
+) -> None:
+    report, fingerprint = signed
+    out = CHECK[name](report)
+    assert fingerprint in out, name
+    assert "release@example.com" in out, name
+    assert "SSHSIG" in out and "minisign" in out, name
+    assert "\x1b" not in out, name  # a control sequence never reaches any output
+    if name in ("markdown", "junit"):  # markup: the comment's tags never survive as tags
+        assert "<b>" not in out, name
+
+
+@pytest.mark.parametrize("name", list(CHECK))
+def test_every_format_says_when_nothing_was_checked(tmp_path: Path, name: str) -> None:
+    from tests.signing import small_archive
+
+    out = CHECK[name](verify(small_archive(tmp_path / "a")))
+    assert "not checked" in out.lower() or "nothing-to-check" in out, name
