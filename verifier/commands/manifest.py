@@ -21,6 +21,26 @@ def manifest(
     ] = False,
     manifest: ManifestOpt = None,
     scope: ScopeOpt = None,
+    sign_ssh: Annotated[
+        Path | None,
+        typer.Option(
+            "--sign-ssh",
+            metavar="KEYFILE",
+            help="With --write: sign the manifest with this OpenSSH private key (namespace "
+            "file), writing MANIFEST.sig beside it; through ssh-keygen -Y sign when installed, "
+            "else natively for an unencrypted Ed25519 key.",
+        ),
+    ] = None,
+    sign_minisign: Annotated[
+        Path | None,
+        typer.Option(
+            "--sign-minisign",
+            metavar="KEYFILE",
+            help="With --write: sign the manifest with this minisign secret key, writing "
+            "MANIFEST.minisig beside it. An encrypted key's password comes from "
+            "VERIFY_EVIDENCE_MINISIGN_PASSWORD, else from a prompt on the terminal.",
+        ),
+    ] = None,
 ) -> int:
     """Compute a manifest (sorted, LF, names escaped as sha256sum writes them).
 
@@ -31,9 +51,32 @@ def manifest(
     """
     from verifier.authoring.manifest_file import write_manifest
 
+    if (sign_ssh or sign_minisign) and not write:
+        from verifier.errors import UsageError
+
+        raise UsageError("--sign-ssh and --sign-minisign sign the manifest written: add --write")
+    minisign_key = None
+    if sign_minisign is not None:  # read (and the password asked) before anything is written
+        from verifier.authoring.sign_minisign import ask_password, read_secret_key
+        from verifier.commands.signopts import read_trust_file
+
+        minisign_key = read_trust_file(sign_minisign, "--sign-minisign")
+        secret = read_secret_key(minisign_key, ask_password)
     target, text = write_manifest(root, optional_path(manifest), optional_tuple(scope), write)
     if write:
         print(f"wrote {target}", file=sys.stderr)
+    if sign_ssh is not None:
+        from verifier.atomicwrite import write_atomic
+        from verifier.authoring.sign_ssh import sign_ssh as ssh_signature
+
+        write_atomic(target + ".sig", ssh_signature(sign_ssh, text))
+        print(f"wrote {target}.sig", file=sys.stderr)
+    if minisign_key is not None:
+        from verifier.atomicwrite import write_atomic
+        from verifier.authoring.sign_minisign import minisign_signature
+
+        write_atomic(target + ".minisig", minisign_signature(secret, text, Path(target).name))
+        print(f"wrote {target}.minisig", file=sys.stderr)
     else:
         sys.stdout.buffer.write(text)
     return EXIT_OK
