@@ -25,6 +25,7 @@ FORMATS = {
     "sarif": "sarif",
     "github": "github.txt",
     "jsonl": "jsonl",
+    "in-toto": "intoto.json",
 }
 
 

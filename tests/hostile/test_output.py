@@ -262,6 +262,7 @@ CHECK_FILES = {
     "junit": "r.xml",
     "sarif": "r.sarif",
     "jsonl": "r.jsonl",
+    "in-toto": "r.intoto.json",
 }
 
 
@@ -320,6 +321,9 @@ def test_check_formats_are_inert_for_hostile_names_and_values(
     assert_sarif_exact(files["sarif"], report)
     assert_jsonl_exact(files["jsonl"], report)
     assert_github_inert(files["github"], "github", findings)
+    statement = json.loads(files["in-toto"])  # JSON, and the manifest's name made inert
+    assert_no_unsafe_characters(files["in-toto"], "in-toto")
+    assert statement["predicate"]["result"] == "FAILED"
 
 
 # --- table: every table format ---------------------------------------------------------------

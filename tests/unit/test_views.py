@@ -134,7 +134,7 @@ def test_a_registry_is_a_read_only_mapping_in_the_order_given() -> None:
     with pytest.raises(ValueError, match="twice"):
         Registry("demo", Format("a", "builtins:str", ".txt"), Format("a", "builtins:str", ".x"))
     assert Registry("one", Format("a", "builtins:str", ".txt")).listing() == "a"
-    assert CHECK.listing() == "text, json, markdown, junit, sarif, github or jsonl"
+    assert CHECK.listing() == "text, json, markdown, junit, sarif, github, jsonl or in-toto"
 
 
 def test_start_up_imports_the_registries_but_no_renderer() -> None:

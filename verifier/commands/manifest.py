@@ -62,23 +62,35 @@ def manifest(
 
         minisign_key = read_trust_file(sign_minisign, "--sign-minisign")
         secret = read_secret_key(minisign_key, ask_password)
-    target, text = write_manifest(root, optional_path(manifest), optional_tuple(scope), write)
-    if write:
-        print(f"wrote {target}", file=sys.stderr)
-    if sign_ssh is not None:
-        from verifier.atomicwrite import write_atomic
-        from verifier.authoring.sign_ssh import sign_ssh as ssh_signature
+    where, scopes = optional_path(manifest), optional_tuple(scope)
+    signatures: list[tuple[str, bytes]] = []
+    if sign_ssh is not None or minisign_key is not None:
+        # sign the very bytes about to be written, before anything is written: a signing
+        # failure leaves the old manifest (and its old signatures) as they were
+        target, text = write_manifest(root, where, scopes, False)
+        if sign_ssh is not None:
+            from verifier.authoring.sign_ssh import sign_ssh as ssh_signature
 
-        write_atomic(target + ".sig", ssh_signature(sign_ssh, text))
-        print(f"wrote {target}.sig", file=sys.stderr)
-    if minisign_key is not None:
-        from verifier.atomicwrite import write_atomic
-        from verifier.authoring.sign_minisign import minisign_signature
+            signatures.append((target + ".sig", ssh_signature(sign_ssh, text)))
+        if minisign_key is not None:
+            from verifier.authoring.sign_minisign import minisign_signature
 
-        write_atomic(target + ".minisig", minisign_signature(secret, text, Path(target).name))
-        print(f"wrote {target}.minisig", file=sys.stderr)
-    else:
-        sys.stdout.buffer.write(text)
+            name = Path(target).name
+            signatures.append((target + ".minisig", minisign_signature(secret, text, name)))
+    target, written = write_manifest(root, where, scopes, write)
+    if signatures and written != text:
+        from verifier.errors import UsageError
+
+        raise UsageError("the folder changed while the manifest was signed; run it again")
+    if not write:
+        sys.stdout.buffer.write(written)
+        return EXIT_OK
+    print(f"wrote {target}", file=sys.stderr)
+    for path, data in signatures:
+        from verifier.atomicwrite import write_atomic
+
+        write_atomic(path, data)
+        print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
 
 

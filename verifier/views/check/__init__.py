@@ -22,6 +22,7 @@ CHECK: Registry[Report] = Registry(
     Format("sarif", "verifier.views.check.sarif:render", ".sarif"),
     Format("github", "verifier.views.check.github:render", ".txt"),
     Format("jsonl", "verifier.views.check.jsonl:render", ".jsonl"),
+    Format("in-toto", "verifier.views.check.intoto:render", ".intoto.json"),
 )
 
 __all__ = ["CHECK"]
