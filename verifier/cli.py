@@ -19,7 +19,7 @@ from verifier.commands import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from verifier.version import __version__
 
 # The subcommand modules, in the order --help lists them (each has register(app)).
-COMMANDS = ("check", "coverage", "table", "manifest", "init", "transcript", "audit")
+COMMANDS = ("check", "coverage", "table", "manifest", "init", "transcript", "audit", "attestation")
 
 app = typer.Typer(
     name="verify-evidence",

@@ -138,7 +138,7 @@ def verify(message: bytes, signature: SignatureFile, trust: Trust) -> Verdict:
             f"The signature by {kind} key {fp} does not verify over the manifest's bytes: the "
             "manifest or the signature was changed after signing.",
         )
-    found = _trusted(parsed.blob, kind, fp, trust)
+    found = trusted_line(parsed.blob, kind, fp, trust, trust.namespace)
     line, signer = found
     if not isinstance(signer, Signer):
         return fail(str(line), signer)
@@ -147,8 +147,11 @@ def verify(message: bytes, signature: SignatureFile, trust: Trust) -> Verdict:
     return verdict
 
 
-def _trusted(blob: bytes, kind: str, fp: str, trust: Trust) -> tuple[int, Signer] | tuple[str, str]:
-    """The allowed signer's line and the signer, or the finding's code and message."""
+def trusted_line(
+    blob: bytes, kind: str, fp: str, trust: Trust, namespace: str
+) -> tuple[int, Signer] | tuple[str, str]:
+    """The allowed signer's line and the signer, or the finding's code and message
+    (``namespace``: what the line's ``namespaces=`` must admit)."""
     signers = parse(trust.allowed_signers or b"")
     label = trust.allowed_signers_label
     skipped = (
@@ -186,14 +189,12 @@ def _trusted(blob: bytes, kind: str, fp: str, trust: Trust) -> tuple[int, Signer
             f"Key {fp} is listed in {label} (line {plain[0].line}), but not for identity "
             f"{identity!r} (--identity).",
         )
-    spaced = [
-        s for s in named if s.namespaces is None or match_list(trust.namespace, s.namespaces) == 1
-    ]
+    spaced = [s for s in named if s.namespaces is None or match_list(namespace, s.namespaces) == 1]
     if not spaced:
         return (
             "signature.namespace-mismatch",
             f"Key {fp} is listed in {label} (line {named[0].line}) for namespaces "
-            f"{named[0].namespaces!r}, which exclude {trust.namespace!r}.",
+            f"{named[0].namespaces!r}, which exclude {namespace!r}.",
         )
     timely = [s for s in spaced if _in_window(s, now)]
     if not timely:

@@ -168,6 +168,16 @@ def check(
     minisign_key: MinisignKeyOpt = None,
     allow_legacy_minisign: AllowLegacyOpt = False,
     keyring: KeyringOpt = None,
+    attest_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--attest-key",
+            metavar="KEYFILE",
+            help="With --format in-toto: wrap the statement in a DSSE envelope signed with this "
+            "unencrypted OpenSSH Ed25519 key (check it with verify-evidence attestation "
+            "verify).",
+        ),
+    ] = None,
 ) -> int:
     """Run all three stages and print a summary per stage.
 
@@ -215,6 +225,13 @@ def check(
     workers = None if jobs is None else parse_count(jobs, "--jobs", 1, MAX_JOBS)
     where = executor_options(executor, scheduler)
     accepting = acceptance_options(ignore, select, baseline, write_baseline, pairs)
+    if attest_key is not None:
+        from verifier.errors import UsageError
+
+        if "in-toto" not in [name for name, _ in pairs]:
+            raise UsageError("--attest-key signs the in-toto statement: add --format in-toto")
+        if not attest_key.is_file():
+            raise UsageError(f"--attest-key {attest_key}: no such file")
     trust = trust_options(
         signature,
         require_signature,
@@ -255,7 +272,12 @@ def check(
 
             show(report, rich_console(color))
             continue
-        write(path, CHECK["text" if name == Format.AUTO else name](report))
+        text = CHECK["text" if name == Format.AUTO else name](report)
+        if name == "in-toto" and attest_key is not None:
+            from verifier.authenticity.dsse import wrap
+
+            text = wrap(text.encode(), attest_key).decode()
+        write(path, text)
     return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
 
 

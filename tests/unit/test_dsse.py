@@ -1,0 +1,122 @@
+"""Signed verification statements: ``check --format in-toto --attest-key`` wraps the in-toto
+statement in a DSSE envelope signed with an SSH Ed25519 key, and ``attestation verify``
+checks one against an allowed_signers file (a tampered payload, a swapped key, a wrong
+identity, a namespaces= that excludes in-toto each fail with their own code)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import REPO
+from tests.signing import signer_line, small_archive, ssh_key
+from verifier.authenticity.dsse import pae, verify, wrap
+from verifier.authenticity.interface import SignatureFile, Trust
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+
+
+def test_pae_is_the_specs() -> None:
+    assert pae("http://example.com/HelloWorld", b"hello world") == (
+        b"DSSEv1 29 http://example.com/HelloWorld 11 hello world"
+    )
+
+
+@pytest.fixture
+def attested(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root = small_archive(tmp_path / "a")
+    key = ssh_key(tmp_path / "k")
+    out = tmp_path / "statement.dsse.json"
+    proc = _cli("check", str(root), "-f", "in-toto", "-o", str(out), "--attest-key", str(key))
+    assert proc.stderr == "" and out.is_file()
+    allowed = tmp_path / "allowed"
+    allowed.write_text(signer_line(key))
+    return out, allowed, key
+
+
+def test_a_signed_statement_verifies(attested: tuple[Path, Path, Path]) -> None:
+    out, allowed, _ = attested
+    proc = _cli(
+        "attestation",
+        "verify",
+        str(out),
+        "--allowed-signers",
+        str(allowed),
+        "--identity",
+        "alice@example.com",
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified: signed by alice@example.com" in proc.stdout
+    envelope = json.loads(out.read_text())
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    schema = json.loads((REPO / "schemas" / "in-toto-statement.schema.json").read_text())
+    jsonschema.validate(statement, schema)
+    assert envelope["payloadType"] == "application/vnd.in-toto+json"
+
+
+def _verify(out: Path, allowed: bytes, identity: str | None = "alice@example.com") -> list[str]:
+    verdict, payload = verify(
+        SignatureFile(str(out), out.read_bytes()), Trust(allowed_signers=allowed, identity=identity)
+    )
+    assert (payload is None) == bool(verdict.findings)
+    return [f.code for f in verdict.findings]
+
+
+def test_a_tampered_payload_is_a_bad_signature(attested: tuple[Path, Path, Path]) -> None:
+    out, allowed, _ = attested
+    envelope = json.loads(out.read_text())
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    statement["predicate"]["result"] = "PASSED"
+    envelope["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
+    out.write_text(json.dumps(envelope))
+    assert _verify(out, allowed.read_bytes()) == ["signature.bad"]
+    proc = _cli("attestation", "verify", str(out), "--allowed-signers", str(allowed))
+    assert proc.returncode == 1 and "signature.bad" in proc.stdout
+
+
+def test_a_swapped_key_a_wrong_identity_and_namespace(
+    attested: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    out, allowed, key = attested
+    other = ssh_key(tmp_path / "other")
+    assert _verify(out, signer_line(other).encode()) == ["signature.untrusted-key"]
+    assert _verify(out, allowed.read_bytes(), "bob@example.com") == ["signature.identity-mismatch"]
+    line = signer_line(key, options='namespaces="file"').encode()
+    assert _verify(out, line) == ["signature.namespace-mismatch"]
+    assert _verify(out, signer_line(key, options='namespaces="in-toto"').encode()) == []
+
+
+def test_attest_key_needs_the_in_toto_format(tmp_path: Path) -> None:
+    root = small_archive(tmp_path / "a")
+    proc = _cli("check", str(root), "-f", "json", "--attest-key", str(tmp_path / "k"))
+    assert proc.returncode == 2 and "--format in-toto" in proc.stderr
+
+
+def test_wrap_refuses_a_non_ed25519_key(tmp_path: Path) -> None:
+    from verifier.errors import UsageError
+
+    with pytest.raises(UsageError, match="Ed25519"):
+        wrap(b"{}", ssh_key(tmp_path / "k", kind="ecdsa"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=300))
+def test_hostile_envelopes_are_findings(data: bytes) -> None:
+    verdict, payload = verify(SignatureFile("e.json", data), Trust(allowed_signers=b""))
+    assert payload is None and verdict.findings
