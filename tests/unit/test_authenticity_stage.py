@@ -218,3 +218,17 @@ def test_huge_lengths_are_refused(length: int, tail: bytes) -> None:
     data = BEGIN + b"\n" + base64.b64encode(blob) + b"\n" + END
     verdict = verify(b"m", SignatureFile("x.sig", data), Trust(allowed_signers=b""))
     assert [f.code for f in verdict.findings] == ["signature.unparsable"]
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar"])
+def test_a_signature_inside_an_archive_file_is_found(tmp_path: Path, kind: str) -> None:
+    import shutil
+
+    root = small_archive(tmp_path / "a")
+    key = ssh_key(tmp_path / "k")
+    ssh_sign(key, root / "manifest.sha256")
+    fmt = "zip" if kind == "zip" else "gztar"
+    packed = shutil.make_archive(str(tmp_path / "release"), fmt, root)
+    report = check(Path(packed), allowed_signers=signer_line(key).encode())
+    assert report.signers and report.signers[0].name == "manifest.sha256.sig"
+    assert report.authenticity.status is StageStatus.PASSED
