@@ -340,13 +340,13 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         ),
         "signature.no-trust": (
             Stage.AUTHENTICITY,
-            "a signature was found, but no trust to check it against was given, and no other "
-            "signature verified",
+            "a signature was found and authenticity options given, but none that can check it, "
+            "and no other signature verified",
         ),
         "signature.not-checked": (
             Stage.AUTHENTICITY,
-            "a further signature was not checked (no trust given for its format); another "
-            "one verified",
+            "a signature was not checked (no trust given for its format): another one "
+            "verified, or no authenticity option was given at all",
         ),
     }
 )

@@ -114,6 +114,9 @@ class StageResult:
     skipped: bool = False
     # findings the run does not count (--ignore, --select, --baseline), kept and marked
     accepted: list[Accepted] = field(default_factory=list)
+    #: False: the stage verified nothing (authenticity with only unchecked signatures); with
+    #: no error it is nothing-to-check, whatever notes it lists, never passed
+    checked: bool = True
 
     @property
     def errors(self) -> list[Finding]:
@@ -134,6 +137,8 @@ class StageResult:
             return StageStatus.SKIPPED
         if self.errors:
             return StageStatus.FAILED
+        if not self.checked:
+            return StageStatus.NOTHING_TO_CHECK
         if self.findings:
             return StageStatus.PASSED
         if self.note is not None and not any(self.counts.values()):

@@ -67,3 +67,20 @@ def test_every_format_says_when_nothing_was_checked(tmp_path: Path, name: str) -
         assert "authenticity" not in predicate["passedTests"]
         return
     assert "not checked" in out.lower() or "nothing-to-check" in out, name
+
+
+def test_commands_without_trust_options_still_run_on_a_signed_archive(archive: Path) -> None:
+    """``table`` takes no trust options: a signature beside the manifest is said (a note,
+    nothing-to-check), and the table is made as for an unsigned archive."""
+    import subprocess
+    import sys
+
+    ssh_sign(ssh_key(archive.parent / "keys"), archive / "manifest.sha256")
+    proc = subprocess.run(
+        [sys.executable, "-m", "verifier", "table", str(archive), "--format", "text"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "manifest signature not checked" in proc.stdout.splitlines()[0]

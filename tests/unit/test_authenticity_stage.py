@@ -58,9 +58,14 @@ def test_a_required_signature_that_is_absent_fails(tmp_path: Path) -> None:
 def test_a_signature_without_trust_is_not_a_pass(tmp_path: Path) -> None:
     root = small_archive(tmp_path / "a")
     ssh_sign(ssh_key(tmp_path / "k"), root / "manifest.sha256")
-    report = check(root)
-    assert codes(report) == ["signature.no-trust"] and not report.ok
-    assert "--allowed-signers" in report.authenticity.findings[0].message
+    report = check(root)  # no authenticity option at all: said, never passed
+    assert codes(report) == ["signature.not-checked"]
+    assert report.authenticity.status is StageStatus.NOTHING_TO_CHECK
+    assert report.authenticity.note and "Not checked" in report.authenticity.note
+    for trust in ({"require": True}, {"minisign_key": b"Ed" + bytes(40)}):
+        report = check(root, **trust)  # authenticity asked about: an error
+        assert codes(report) == ["signature.no-trust"] and not report.ok
+        assert "--allowed-signers" in report.authenticity.findings[0].message
 
 
 def test_a_later_stage_never_hides_it(tmp_path: Path) -> None:
@@ -79,7 +84,9 @@ def test_a_later_stage_never_hides_it(tmp_path: Path) -> None:
 def test_garbage_beside_the_manifest_is_unparsable(tmp_path: Path) -> None:
     root = small_archive(tmp_path / "a")
     (root / "manifest.sha256.sig").write_bytes(b"\x00\x01 not a signature")
-    assert codes(check(root)) == ["signature.unparsable"]
+    report = check(root)
+    assert codes(report) == ["signature.unparsable"]
+    assert report.authenticity.status is StageStatus.FAILED
 
 
 def test_a_link_beside_the_manifest_is_refused_unread(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@
 Each signature read beside the manifest (or named by ``--signature``) is recognised by its
 bytes, never by its name, and handed to its format (:mod:`verifier.authenticity.registry`)
 with the manifest's bytes and the trust the user gave. The stage never passes on nothing:
-with no signature and none required it is *nothing-to-check* with a note saying so; a
-signature whose trust was not given is an error unless another signature verified.
+with no signature and none required it is *nothing-to-check* with a note saying so; so it is
+when signatures were found but no authenticity option was given at all (each a
+``signature.not-checked`` note). A signature whose trust was not given, when some trust or
+``--require-signature`` was, is an error unless another signature verified.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def judge_authenticity(
         fmt = FORMATS[check.verdict.format]
         if verified:
             code, text = "signature.not-checked", "Not checked: another signature verified, and"
+        elif not trust.given:  # no authenticity option at all: said, not failed, not passed
+            code, text = "signature.not-checked", "Not checked (no authenticity option given):"
         else:
             code, text = "signature.no-trust", "Not verified:"
         check.verdict.findings.append(
@@ -84,6 +88,13 @@ def judge_authenticity(
     for check in checks:
         stage.findings.extend(check.verdict.findings)
     stage.counts = {"signatures": len(checks), "verified": verified}
+    if not verified:
+        stage.checked = False
+        if not stage.errors:
+            stage.note = (
+                "Not checked: a signature sits beside the manifest, but no trust to check it "
+                "was given; who published the manifest is not verified."
+            )
     return stage, checks
 
 

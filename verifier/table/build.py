@@ -19,7 +19,7 @@ from verifier.findings import Finding, Severity
 from verifier.json.numbers import canonical
 from verifier.json.write import dumps
 from verifier.plan.needs import CATALOGUE
-from verifier.report import AssertionStatus, Report
+from verifier.report import AssertionStatus, Report, StageStatus
 
 DEFAULT_CATALOGUE = CATALOGUE
 NOT_RECORDED = "not recorded"
@@ -154,12 +154,10 @@ class OutcomeTable:
             signer = signers[0].verdict.signer
             assert signer is not None
             return f"manifest signed by {signer.line()} ({signers[0].verdict.method})"
-        status = self.report.authenticity.status.value
-        return (
-            "manifest signature not checked"
-            if not self.report.signatures and status != "failed"
-            else f"manifest signature {status}"
-        )
+        status = self.report.authenticity.status
+        if status is StageStatus.FAILED:
+            return "manifest signature failed"
+        return "manifest signature not checked"
 
     def to_dict(self) -> dict[str, Any]:
         return {
