@@ -48,8 +48,9 @@ FORMAT = Minisign()
 
 
 def key_id(raw: bytes) -> str:
-    """The key id as minisign prints it (the little-endian 64-bit number, in hex)."""
-    return raw[::-1].hex().upper()
+    """The key id as minisign prints it: the little-endian 64-bit number in upper-case hex,
+    without leading zeros (``%" PRIX64``)."""
+    return format(int.from_bytes(raw, "little"), "X")
 
 
 def parse_public_key(text: bytes) -> bytes:
