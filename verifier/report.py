@@ -268,6 +268,7 @@ class Report:
         if not self.path_prefix or path.startswith("/"):
             return path
         return self.path_prefix.rstrip("/") + "/" + path
+
     # Stage 0, authenticity: a signature over the manifest (its own key in the JSON report,
     # beside "stages", which keeps its three content stages in place).
     authenticity: StageResult = field(default_factory=not_checked)

@@ -79,7 +79,9 @@ def statement(report: Report) -> dict[str, Any]:
         )
     return {
         "_type": STATEMENT,
-        "subject": [{"name": report.manifest, "digest": {"sha256": report.manifest_sha256 or EMPTY}}],
+        "subject": [
+            {"name": report.manifest, "digest": {"sha256": report.manifest_sha256 or EMPTY}}
+        ],
         "predicateType": PREDICATE,
         "predicate": {
             "result": result,
