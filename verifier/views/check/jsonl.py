@@ -1,7 +1,7 @@
 """JSON Lines: one finding per line (``"type": "finding"``, the fields of the JSON report's
 flat ``findings`` list), then one ``"type": "summary"`` line (verdict, stage statuses and
-counts, the source and the manifest's digest). Each line is a compact JSON object with sorted
-keys; no line holds a raw newline (JSON escapes it), so a line is always one record. For
+counts, the authenticity stage and who signed, the source and the manifest's digest). Each
+line is a compact JSON object with sorted keys; no line holds a raw newline (JSON escapes it), so a line is always one record. For
 ``jq -c``, log shippers and streaming readers (docs/report-v2.md)."""
 
 from __future__ import annotations
@@ -27,9 +27,13 @@ def render(report: Report) -> str:
         "summary": report.summary_line,
         "manifest": report.manifest,
         "stages": {s.stage.value: s.status.value for s in report.stages},
+        "authenticity": {
+            "status": report.authenticity.status.value,
+            "signatures": [c.to_dict() for c in report.signatures],
+        },
         "findings": len(lines),
         "severities": {
-            k: sum(s.severity_counts()[k] for s in report.stages)
+            k: sum(s.severity_counts()[k] for s in report.checks)
             for k in ("error", "warning", "note")
         },
     }
