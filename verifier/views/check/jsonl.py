@@ -2,7 +2,8 @@
 flat ``findings`` list), then one ``"type": "summary"`` line (verdict, stage statuses and
 counts, the authenticity stage and who signed, the source and the manifest's digest). Each
 line is a compact JSON object with sorted keys; no line holds a raw newline (JSON escapes
-it), so a line is always one record. For ``jq -c``, log shippers and streaming readers (docs/report-v2.md)."""
+it), so a line is always one record. For ``jq -c``, log shippers and streaming readers
+(docs/report-v2.md)."""
 
 from __future__ import annotations
 
