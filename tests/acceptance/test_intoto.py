@@ -58,3 +58,22 @@ def test_a_tampered_archive_fails(archive: Path) -> None:
     predicate = _statement(verify(archive))["predicate"]
     assert isinstance(predicate, dict)
     assert predicate["result"] == "FAILED" and "integrity" in predicate["failedTests"]
+
+
+def test_a_zip_or_a_commit_is_a_subject_beside_the_manifest(archive: Path, tmp_path: Path) -> None:
+    """What was verified: the zip by its SHA-256, the git commit by its id, and the manifest."""
+    from tests.archives import git, git_repo, zip_tree
+
+    digest = hashlib.sha256((archive / "manifest.sha256").read_bytes()).hexdigest()
+    manifest = {"name": "manifest.sha256", "digest": {"sha256": digest}}
+    packed = zip_tree(archive, tmp_path / "a.zip")
+    subject = _statement(verify(packed))["subject"]
+    assert isinstance(subject, list) and len(subject) == 2
+    assert subject[0]["digest"] == {"sha256": hashlib.sha256(packed.read_bytes()).hexdigest()}
+    assert subject[1] == manifest
+    repo = git_repo(archive)
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    subject = _statement(verify(f"{repo}@HEAD"))["subject"]
+    assert isinstance(subject, list) and len(subject) == 2
+    assert subject[0]["digest"] == {"gitCommit": commit}
+    assert subject[1] == manifest

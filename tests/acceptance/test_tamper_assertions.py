@@ -94,8 +94,12 @@ def test_junit_reports_each_assertion_finding_as_the_stage_filed_it(archive: Pat
     spec["assertions"][0]["select"]["pointer"] = "nope"
     write_spec(archive, json.dumps(spec))
     cases = ET.fromstring(FORMATS["junit"](verify(archive))).iter("testcase")
-    failures = {c.get("name"): [f.get("type") for f in c.iter("failure")] for c in cases}
-    assert failures[spec["assertions"][0]["id"]] == ["assertion.error"]
+    # an assertion that could not be evaluated is a JUnit <error>, not a <failure> (issue 16)
+    errors = {
+        c.get("name"): [(f.tag, f.get("type")) for f in c if f.tag in ("failure", "error")]
+        for c in cases
+    }
+    assert errors[spec["assertions"][0]["id"]] == [("error", "assertion.error")]
     spec["assertions"] = []
     write_spec(archive, json.dumps(spec))
     cases = ET.fromstring(FORMATS["junit"](verify(archive))).iter("testcase")

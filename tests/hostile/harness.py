@@ -76,6 +76,33 @@ def _tree(root: Path) -> dict[str, tuple[str, int]]:
     return snap
 
 
+#: run the command given after the rusage file's path; write its peak RSS (KiB) there
+_LAUNCH = """
+import os, sys
+out, argv = sys.argv[1], sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(out, "w") as handle:
+    handle.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def _peak_kib(path: Path, fallback: int) -> int:
+    """The verifier's own peak RSS as the launcher measured it; if the launcher could not
+    say (killed first), the launcher's, which is an overestimate, never an underestimate."""
+    try:
+        return int(path.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return fallback
+
+
 def run_cli(
     args: Sequence[str],
     *,
@@ -103,7 +130,22 @@ def run_cli(
         before = {str(p): _tree(p) for p in watched}
         out_path = scratch / "stdout"
         err_path = scratch / "stderr"
-        argv = [sys.executable, "-m", "verifier", *args]
+        rss_path = scratch / "rss"
+        # through a small launcher: a child forked from this (large) test process would have
+        # this process's memory counted in its peak RSS (Linux records the old address
+        # space's high-water mark at exec); the launcher is small, so its child is measured
+        # alone, and it writes that child's rusage for us (the exit code passed through)
+        argv = [
+            sys.executable,
+            "-S",
+            "-c",
+            _LAUNCH,
+            str(rss_path),
+            sys.executable,
+            "-m",
+            "verifier",
+            *args,
+        ]
         with out_path.open("wb") as out, err_path.open("wb") as err:
             proc = subprocess.Popen(
                 argv,
@@ -150,7 +192,7 @@ def run_cli(
             rc=proc.returncode,
             stdout=out_path.read_bytes().decode("utf-8", "replace"),
             stderr=err_path.read_bytes().decode("utf-8", "replace"),
-            peak_rss_mib=usage.ru_maxrss / 1024,
+            peak_rss_mib=_peak_kib(rss_path, usage.ru_maxrss) / 1024,
             timed_out=timed_out.is_set(),
             written=written,
         )

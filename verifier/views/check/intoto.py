@@ -2,12 +2,13 @@
 ``schemas/in-toto-statement.schema.json``): a verification statement another tool can sign
 or consume.
 
-The subject is what the run verified: the manifest, by its SHA-256 (the manifest binds every
-listed file's digest, and is what a signature covers). The predicate is in-toto's
-*test-result* (``https://in-toto.io/attestation/test-result/v0.1``) rather than the Simple
-Verification Result: a check is a set of pass/fail stages, which test-result names directly
-(``result``, ``passedTests``, ``warnedTests``, ``failedTests``), and it needs no creation
-time, so the statement stays deterministic like every machine format here. Its
+The subject is what the run verified: a zip or tarball by its SHA-256, or a git commit (the
+``gitCommit`` digest), when the source is one, and always the manifest, by its SHA-256 (the
+manifest binds every listed file's digest, and is what a signature covers). The predicate is
+in-toto's *test-result* (``https://in-toto.io/attestation/test-result/v0.1``) rather than
+the Simple Verification Result: a check is a set of pass/fail stages, which test-result
+names directly (``result``, ``passedTests``, ``warnedTests``, ``failedTests``), and it needs
+no creation time, so the statement stays deterministic like every machine format here. Its
 ``configuration`` records the verifier (name and version), the policy (the assertion spec,
 by its digest) and each signature checked over the manifest, with who signed and how.
 
@@ -18,6 +19,7 @@ unsigned manifest among them), was skipped or has warnings, else ``PASSED``.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from verifier.json.write import dumps_report
@@ -29,6 +31,24 @@ STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
 VERIFIER_URI = "https://verifier.invalid/verify-evidence"
 EMPTY = hashlib.sha256(b"").hexdigest()  # a manifest not reached: nothing was read
+_HEX = re.compile("[0-9a-f]+")
+
+
+def subjects(report: Report) -> list[dict[str, Any]]:
+    """What was verified: the zip or tarball by its SHA-256, or the git commit, when the
+    source is one; then always the manifest by its SHA-256 (what a signature covers)."""
+    out: list[dict[str, Any]] = []
+    source = report.source or {}
+    location = source.get("location")
+    name = location if isinstance(location, str) and location else str(source.get("kind", ""))
+    digest = source.get("sha256")
+    commit = source.get("commit")
+    if isinstance(digest, str) and _HEX.fullmatch(digest) and len(digest) == 64:
+        out.append({"name": name, "digest": {"sha256": digest}})
+    elif isinstance(commit, str) and _HEX.fullmatch(commit) and len(commit) in (40, 64):
+        out.append({"name": name, "digest": {"gitCommit": commit}})
+    out.append({"name": report.manifest, "digest": {"sha256": report.manifest_sha256 or EMPTY}})
+    return out
 
 
 def statement(report: Report) -> dict[str, Any]:
@@ -79,9 +99,7 @@ def statement(report: Report) -> dict[str, Any]:
         )
     return {
         "_type": STATEMENT,
-        "subject": [
-            {"name": report.manifest, "digest": {"sha256": report.manifest_sha256 or EMPTY}}
-        ],
+        "subject": subjects(report),
         "predicateType": PREDICATE,
         "predicate": {
             "result": result,
