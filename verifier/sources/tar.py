@@ -96,6 +96,7 @@ class TarSource(IndexedSource):
         # where each member's content is in an uncompressed tarball: workers read it there
         plain = self.compression == "none"
         self._spans: dict[int, tuple[int, int, bytes]] = {}
+        self._local: TarOpener | None = None  # this process's opener of the members in place
         self._stamp = _stamp(os.fstat(self._handle.fileno()))
         reader = self._reader(builder.charge)
         number = 0
@@ -150,6 +151,11 @@ class TarSource(IndexedSource):
         return TarReader(self._stream(), charge, self._size if plain else None)  # type: ignore[arg-type]
 
     def open(self, name: str) -> Stream:
+        span = self._spans.get(self.entry(name).ref)
+        if span is not None:  # an uncompressed tarball: the member in place, not a pass
+            if self._local is None:
+                self._local = TarOpener(self.path, self._stamp)
+            return self._local.open(name, span)
         for _, stream in self.read_many([name]):
             if isinstance(stream, OSError):
                 raise stream
@@ -209,6 +215,8 @@ class TarSource(IndexedSource):
         }
 
     def close(self) -> None:
+        if self._local is not None:
+            self._local.close()
         self._handle.close()
 
 
