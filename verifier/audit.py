@@ -37,7 +37,7 @@ def audit_record(run: Run, location: str, limits: Limits, created_at: str) -> di
     report = run.report
     findings = [
         {"stage": stage.stage.value, **f.to_dict()}
-        for stage in report.stages
+        for stage in report.checks  # authenticity first, then the three content stages
         for f in sorted(stage.findings, key=lambda f: f.sort_key())
     ]
     files = []
@@ -65,6 +65,11 @@ def audit_record(run: Run, location: str, limits: Limits, created_at: str) -> di
             }
             for s in report.stages
         ],
+        "authenticity": {
+            "status": report.authenticity.status.value,
+            "findings": len(report.authenticity.findings),
+            "signatures": [c.to_dict() for c in report.signatures],
+        },
         "findings": findings,
         "files": files,
     }

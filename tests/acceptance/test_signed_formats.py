@@ -70,8 +70,9 @@ def test_every_format_says_when_nothing_was_checked(tmp_path: Path, name: str) -
 
 
 def test_commands_without_trust_options_still_run_on_a_signed_archive(archive: Path) -> None:
-    """``table`` takes no trust options: a signature beside the manifest is said (a note,
-    nothing-to-check), and the table is made as for an unsigned archive."""
+    """``table`` without trust options: a signature beside the manifest is said (a note,
+    nothing-to-check), and the table is made as for an unsigned archive; with them, the
+    table's header names who signed."""
     import subprocess
     import sys
 
@@ -84,3 +85,18 @@ def test_commands_without_trust_options_still_run_on_a_signed_archive(archive: P
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "manifest signature not checked" in proc.stdout.splitlines()[0]
+
+    allowed = archive.parent / "allowed_signers"
+    allowed.write_text(signer_line(archive.parent / "keys" / "key", "release@example.com"))
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "verifier", "table", str(archive), "--format", "text"),
+            *("--allowed-signers", str(allowed), "--identity", "release@example.com"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    head = proc.stdout.splitlines()[0]
+    assert "release@example.com" in head and "SHA256:" in head, head

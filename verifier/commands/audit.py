@@ -20,6 +20,18 @@ from verifier.commands import (
     optional_tuple,
     threshold,
 )
+from verifier.commands.signopts import (
+    AllowedSignersOpt,
+    AllowLegacyOpt,
+    IdentityOpt,
+    KeyringOpt,
+    MinisignKeyOpt,
+    NamespaceOpt,
+    RequireSignatureOpt,
+    SignatureOpt,
+    VerifyTimeOpt,
+    trust_options,
+)
 from verifier.commands.sourceopts import (
     BaseOpt,
     GitOpt,
@@ -77,10 +89,20 @@ def audit(
     max_bytes: MaxBytesOpt = None,
     max_ratio: MaxRatioOpt = None,
     fail_on: FailOnOpt = FailOn.ERROR,
+    signature: SignatureOpt = None,
+    require_signature: RequireSignatureOpt = False,
+    allowed_signers: AllowedSignersOpt = None,
+    identity: IdentityOpt = None,
+    namespace: NamespaceOpt = "file",
+    verify_time: VerifyTimeOpt = None,
+    minisign_key: MinisignKeyOpt = None,
+    allow_legacy_minisign: AllowLegacyOpt = False,
+    keyring: KeyringOpt = None,
 ) -> int:
     """Verify SOURCE and write an audit record: the source's identity (the SHA-256 of a zip
-    or tarball, or the commit id), the verifier's version, counts per stage, every finding
-    and every file's digest. Deterministic apart from createdAt (SOURCE_DATE_EPOCH fixes it).
+    or tarball, or the commit id), the verifier's version, who signed the manifest (with
+    check's trust options), counts per stage, every finding and every file's digest.
+    Deterministic apart from createdAt (SOURCE_DATE_EPOCH fixes it).
 
     Example: verify-evidence audit release-1.0.zip -o audit.json
     """
@@ -96,7 +118,20 @@ def audit(
         refusal = output_refusal(os.fspath(output or ""), location)
         if refusal:
             raise UsageError(refusal)
-    options = Options(manifest=optional_path(manifest), scope=optional_tuple(scope), **more)
+    trust = trust_options(  # the trust files are read (and refused) before the source
+        signature,
+        require_signature,
+        allowed_signers,
+        identity,
+        namespace,
+        verify_time,
+        minisign_key,
+        allow_legacy_minisign,
+        keyring,
+    )
+    options = Options(
+        manifest=optional_path(manifest), scope=optional_tuple(scope), trust=trust, **more
+    )
     result = run(location, options)
     record = render(audit_record(result, location, options.limits, created_at))
     if to_stdout:

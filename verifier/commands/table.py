@@ -24,6 +24,18 @@ from verifier.commands import (
     use_rich,
 )
 from verifier.commands.output import format_choices, format_help
+from verifier.commands.signopts import (
+    AllowedSignersOpt,
+    AllowLegacyOpt,
+    IdentityOpt,
+    KeyringOpt,
+    MinisignKeyOpt,
+    NamespaceOpt,
+    RequireSignatureOpt,
+    SignatureOpt,
+    VerifyTimeOpt,
+    trust_options,
+)
 from verifier.commands.sourceopts import (
     BaseOpt,
     GitOpt,
@@ -79,6 +91,15 @@ def table(
     max_bytes: MaxBytesOpt = None,
     max_ratio: MaxRatioOpt = None,
     color: ColorOpt = Color.AUTO,
+    signature: SignatureOpt = None,
+    require_signature: RequireSignatureOpt = False,
+    allowed_signers: AllowedSignersOpt = None,
+    identity: IdentityOpt = None,
+    namespace: NamespaceOpt = "file",
+    verify_time: VerifyTimeOpt = None,
+    minisign_key: MinisignKeyOpt = None,
+    allow_legacy_minisign: AllowLegacyOpt = False,
+    keyring: KeyringOpt = None,
 ) -> int:
     """Verify the archive, then print one row per case of its case catalogue.
 
@@ -96,7 +117,18 @@ def table(
     catalogue = catalogue or DEFAULT_CATALOGUE
     generated_at = timestamp()  # SOURCE_DATE_EPOCH fixes it; malformed: exit 2 before reading
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
-    options = Options(manifest=optional_path(manifest), documents=(catalogue,), **more)
+    trust = trust_options(  # read (and refused) before the archive is
+        signature,
+        require_signature,
+        allowed_signers,
+        identity,
+        namespace,
+        verify_time,
+        minisign_key,
+        allow_legacy_minisign,
+        keyring,
+    )
+    options = Options(manifest=optional_path(manifest), documents=(catalogue,), trust=trust, **more)
     report = verify(location, options)
     outcome = build_table(report, catalogue, threshold(fail_on))
     outcome.generated_at = generated_at
