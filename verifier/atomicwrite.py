@@ -3,13 +3,17 @@
 The file is written to a fresh temporary file beside the target, created exclusively
 (``O_EXCL``: a name an archive planted there, a link to somewhere else included, is never
 opened), then renamed over the target. A rename replaces a link at the target itself; it never
-writes through it. Nothing is left behind when the write fails.
+writes through it. Nothing is left behind when the write fails. A character device or a FIFO
+named as the target (``/dev/null``, a terminal) is written in place: renaming over it would
+replace the device node; a link to one is refused.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 
 
@@ -19,9 +23,39 @@ def _umask() -> int:
     return mask
 
 
+def _stream_target(path: str) -> bool:
+    """Whether ``path`` is a character device or a FIFO the user named (``/dev/null``, a
+    terminal, a pipe): written to in place, since a rename would replace the device node
+    itself (as root, ``-o /dev/null`` would leave a regular file there). A link to one is
+    refused: an output name is never followed to a device."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return True
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            far = os.stat(path)
+        except OSError:
+            return False
+        if not stat.S_ISREG(far.st_mode) and not stat.S_ISDIR(far.st_mode):
+            raise OSError(
+                errno.EINVAL,
+                "it is a link to a device or a pipe (name the device itself, or use '-' for "
+                "standard output)",
+            )
+    return False
+
+
 def write_atomic(target: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``target`` whole; raises ``OSError`` as the system reports it."""
     path = os.fspath(target)
+    if _stream_target(path):
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        return
     # the folder as the system will reach it ("link/.." is the link target's parent)
     folder = os.path.dirname(os.path.join(os.getcwd(), path)) or os.curdir
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")

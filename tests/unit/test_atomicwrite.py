@@ -1,0 +1,63 @@
+"""Output files are written whole by a rename; a device or a pipe the user names is written in
+place (a rename over it would replace the node: as root, ``-o /dev/null`` used to leave a
+regular file at /dev/null), and a link to one is refused."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from verifier.atomicwrite import write_atomic
+
+
+def test_a_regular_file_is_replaced_whole(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_bytes(b"old")
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_fifo_is_written_in_place_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    write_atomic(fifo, b"through the pipe")
+    reader.join(timeout=30)
+    assert got == [b"through the pipe"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_character_device_stays_a_device(tmp_path: Path) -> None:
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a second /dev/null
+    write_atomic(null, b"discarded")
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+def test_a_link_to_a_device_or_pipe_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "out.txt"
+    link.symlink_to(fifo)
+    with pytest.raises(OSError, match="link to a device or a pipe"):
+        write_atomic(link, b"x")
+    assert link.is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_link_to_a_regular_file_is_replaced_not_written_through(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    link = tmp_path / "out.txt"
+    link.symlink_to(victim)
+    write_atomic(link, b"new")
+    assert victim.read_bytes() == b"keep"
+    assert not link.is_symlink() and link.read_bytes() == b"new"
