@@ -10,11 +10,13 @@ because CI never fails on a skip and a comparison that did not run proves nothin
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import os
 import shutil
 import socket
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -95,6 +97,28 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     yield
+
+
+def _null_is_a_device() -> bool:
+    try:
+        return stat.S_ISCHR(os.lstat(os.devnull).st_mode)
+    except OSError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _dev_null_stays_a_device() -> Iterator[None]:
+    """No test (and no program a test runs) may replace /dev/null: as root a rename over it
+    leaves a regular file there, and every git run after reads it as a config file. The test
+    that did it fails here, by name, and the device is put back."""
+    yield
+    if os.name == "posix" and not _null_is_a_device():
+        if os.geteuid() == 0:
+            with contextlib.suppress(OSError):
+                os.unlink(os.devnull)
+                os.mknod(os.devnull, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+                os.chmod(os.devnull, 0o666)
+        pytest.fail(f"this test replaced {os.devnull} with a regular file (put back)")
 
 
 def write_archive(root: Path, files: Mapping[str, bytes | str], manifest: bool = True) -> Path:
