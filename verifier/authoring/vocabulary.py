@@ -2,11 +2,13 @@
 
 The project's ``case-catalogue.schema.json`` and ``assertion-spec.schema.json`` name the
 bundled case study's vocabulary (its case kinds, evidence ids ``E1``..., definitions in its
-``common.schema.json``). A new archive must not inherit it: ``init`` writes ``cases.schema.json``
-and ``spec.schema.json``, the same schemas with every reference to that vocabulary pointed at
-``archive.schema.json``, the scaffold's own small file of definitions (any case kind, any
-evidence id of letters, digits, ``.``, ``_`` and ``-``). Adding a case kind or an evidence id
-then needs no schema edit; narrowing them is one edit in ``archive.schema.json``.
+``common.schema.json``). A new archive must not inherit it: ``init`` writes
+``cases.schema.json`` and ``assertion-spec.schema.json`` (its ``$id`` kept, so specs written
+for the project's schema validate in a new archive too), the same schemas with every
+reference to that vocabulary pointed at ``archive.schema.json``, the scaffold's own small
+file of definitions (any case kind, any evidence id of letters, digits, ``.``, ``_`` and
+``-``). Adding a case kind or an evidence id then needs no schema edit; narrowing them is
+one edit in ``archive.schema.json``.
 
 The template files are these substitutions applied (a test keeps them so: no drift).
 """
@@ -21,15 +23,13 @@ BASE = "https://verifier.invalid/schemas/"
 #: (project schema, template schema): the files the substitutions apply to
 DERIVED = (
     ("case-catalogue.schema.json", "cases.schema.json"),
-    ("assertion-spec.schema.json", "spec.schema.json"),
+    ("assertion-spec.schema.json", "assertion-spec.schema.json"),
 )
 
 #: strings replaced wherever they occur in the project's schemas (whole values, or the part
 #: of a ``$ref`` before its ``#``)
 RENAMES = (
     (BASE + "case-catalogue.schema.json", BASE + "cases.schema.json"),
-    (BASE + "assertion-spec.schema.json", BASE + "spec.schema.json"),
-    ("assertion-spec.schema.json#", "spec.schema.json#"),
     ("common.schema.json#", "archive.schema.json#"),
 )
 #: a case's kind: any name the archive's author chooses (``archive.schema.json#/$defs/caseKind``)
