@@ -262,6 +262,9 @@ class Report:
     # SHA-256 as read. Set by the pipeline; serialised when set.
     source: dict[str, Any] | None = None
     manifest_sha256: str | None = None
+    # the lowest severity that fails the run (``--fail-on``): the human views' verdict follows
+    # it, as the exit code does (the JSON report's ``ok`` stays "no error")
+    fail_on: Severity = field(default=Severity.ERROR, repr=False)
 
     def ci_path(self, path: str) -> str:
         """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""
@@ -300,6 +303,11 @@ class Report:
     def ok(self) -> bool:
         """No error (warnings and notes do not fail a run unless ``--fail-on`` says so)."""
         return not any(s.errors for s in self.checks)
+
+    @property
+    def passed(self) -> bool:
+        """The run's verdict: no finding reaches :attr:`fail_on` (what the exit code says)."""
+        return not self.fails(self.fail_on)
 
     def fails(self, threshold: Severity = Severity.ERROR) -> bool:
         """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""

@@ -62,3 +62,24 @@ def test_ignore_by_group_passes_with_counts(archive: Path) -> None:
     assert proc.returncode == 0, proc.stdout
     assert "ignored" in proc.stdout
     assert "Accepted, not counted:" in proc.stdout
+
+
+def test_the_human_verdict_follows_fail_on(archive: Path, tmp_path: Path) -> None:
+    """A baseline whose entries match nothing leaves only warnings: the run passes at the
+    default --fail-on and fails at --fail-on warning, and the Markdown and GitHub verdicts say
+    what the exit code says."""
+    import shutil
+
+    base = tmp_path / "baseline.json"
+    broken = tampered(Path(shutil.copytree(archive, tmp_path / "broken")))
+    cli("check", str(broken), "--write-baseline", str(base), "-q")
+    stale = ("check", str(archive), "--baseline", str(base))
+    proc = cli(*stale, "--format", "markdown")
+    assert proc.returncode == 0 and "## verify-evidence: passed" in proc.stdout, proc.stdout
+    assert "::notice title=verify-evidence::" in cli(*stale, "--format", "github").stdout
+    proc = cli(*stale, "--format", "markdown", "--fail-on", "warning")
+    assert proc.returncode == 1
+    assert "## verify-evidence: FAILED (" in proc.stdout
+    assert "at --fail-on warning or above)" in proc.stdout
+    proc = cli(*stale, "--format", "github", "--fail-on", "warning")
+    assert proc.returncode == 1 and "::error title=verify-evidence::" in proc.stdout

@@ -264,6 +264,7 @@ def check(
         report = rewrite_baseline(report, write_baseline)
     report.configuration = configured.to_dict()
     report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
+    report.fail_on = threshold(fail_on)
     for name, path in pairs:
         if quiet and path is None:
             continue
@@ -278,7 +279,7 @@ def check(
 
             text = wrap(text.encode(), attest_key).decode()
         write(path, text)
-    return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
+    return EXIT_OK if report.passed else EXIT_FINDINGS
 
 
 def default_prefix(root: Path) -> str:

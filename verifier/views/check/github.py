@@ -81,6 +81,6 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
             f"; GitHub's step view shows only the first {SHOWN_PER_STEP} "
             f"{' and '.join(c + 's' for c in crowded)} (the log shows every annotation)"
         )
-    level = "notice" if report.ok else "error"
+    level = "notice" if report.passed else "error"
     lines.append(f"::{level} title=verify-evidence::{github_data(summary)}")
     return "\n".join(lines) + "\n"

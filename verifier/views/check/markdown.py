@@ -8,6 +8,7 @@ would hide the rest of a step summary), link, emphasis or cell separator survive
 
 from __future__ import annotations
 
+from verifier.findings import Severity
 from verifier.report import AssertionStatus, Report
 from verifier.views.check.text import authenticity_detail, stage_detail, unchecked_line
 from verifier.views.findings import count_line, location
@@ -16,9 +17,18 @@ from verifier.views.inert import markdown as _esc
 MAX_FINDINGS = 200
 
 
+def _failed(report: Report, errors: int) -> str:
+    """The verdict of a failed run: its errors, or what ``--fail-on`` counted beside them."""
+    if errors or report.fail_on is Severity.ERROR:
+        return f"FAILED ({errors} error{'s' if errors != 1 else ''})"
+    counted = sum(1 for f in report.findings if f.severity.reaches(report.fail_on))
+    plural = "s" if counted != 1 else ""
+    return f"FAILED ({counted} finding{plural} at --fail-on {report.fail_on.value} or above)"
+
+
 def render(report: Report) -> str:
     errors = sum(len(s.errors) for s in report.checks)
-    verdict = "passed" if report.ok else f"FAILED ({errors} error{'s' if errors != 1 else ''})"
+    verdict = "passed" if report.passed else _failed(report, errors)
     scope = ", ".join(_esc(s) for s in report.scope) or "none"
     lines = [
         f"## verify-evidence: {verdict}",
