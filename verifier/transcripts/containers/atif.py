@@ -4,7 +4,8 @@ with ``schema_version``, ``agent`` and ``steps[]``.
 * An agent step's ``tool_calls[]`` (``tool_call_id``, ``function_name``, ``arguments``) are
   its calls; each step starts a new turn.
 * ``observation.results[]`` answer calls by ``source_call_id``, in the same step, after its
-  calls (a result without ``source_call_id`` is not a tool result).
+  calls. A result whose ``source_call_id`` is null or omitted comes from an action that is
+  not a tool call (the RFC, ``ObservationResultSchema``): it is not a tool result.
 
 Repair appends ``{"source_call_id": id, "content": MARKER}`` to the call's step
 ``observation.results`` (creating them if absent); a result that answers nothing is left out.
@@ -60,7 +61,7 @@ class AtifSteps(Shape):
             results = obs.get("results") if isinstance(obs, dict) else None
             got: list[Part] = []
             for k, r in enumerate(results if isinstance(results, list) else []):
-                if not isinstance(r, dict) or "source_call_id" not in r:
+                if not isinstance(r, dict) or r.get("source_call_id") is None:
                     continue
                 pointer = f"/observation/results/{k}"
                 cid = string_at(r, "source_call_id", i, "an observation result", pointer)

@@ -12,10 +12,15 @@ fork is a branch only where a side subtree holds a new user prompt or a new assi
 (the user rewound or edited). A compaction's ``logicalParentUuid`` links across it. Each
 separate tree (a sidechain, a conversation after ``/clear``) is a transcript of its own.
 
-Claude Code's own endings: a ``tool_result`` whose line has ``toolUseResult.interrupted:
-true`` or whose text is ``[Request interrupted by user for tool use]`` is an explicit ending;
-so is that bracketed text (or ``[Request interrupted by user]``) in a user message, for every
-call still open there. Another interruption-like result text stays a finding.
+Claude Code's own endings (its ``src/utils/messages.ts`` constants ``INTERRUPT_MESSAGE``,
+``INTERRUPT_MESSAGE_FOR_TOOL_USE`` and ``SYNTHETIC_TOOL_RESULT_PLACEHOLDER``, as published
+copies of that file pin them): a ``tool_result`` whose line has
+``toolUseResult.interrupted: true``, or whose text is ``[Request interrupted by user for tool
+use]`` or the placeholder it writes for a result that went missing, ``[Tool result missing due
+to internal error]``, is an explicit ending; so is a bracketed interruption text in a user
+message, for every call still open there. Its rejection and cancel texts ("The user doesn't
+want to proceed with this tool use. ...") are real results (the tool did not run, and the
+result says so). Another interruption-like result text stays a finding.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from verifier.transcripts.pairing import (
 FIXED: Any = ("after the path's last line",)  # a placeholder parent, replaced when written
 MARKERS = ("[Request interrupted by user for tool use]", "[Request interrupted by user]")
 _TOOL_MARKER = MARKERS[0]
+PLACEHOLDER = "[Tool result missing due to internal error]"  # SYNTHETIC_TOOL_RESULT_PLACEHOLDER
 
 
 def _message(line: Any) -> dict[str, Any] | None:
@@ -305,7 +311,7 @@ class ClaudeCode(Reader):
         for p in entry.parts:
             if isinstance(p, Result):
                 text = p.content.strip()
-                if (p.index, p.slot) in native or _TOOL_MARKER in text:
+                if (p.index, p.slot) in native or _TOOL_MARKER in text or text == PLACEHOLDER:
                     p = replace(p, interrupted=True, native=True)
                 elif marker_like(text):
                     p = replace(p, interrupted=True)

@@ -5,12 +5,21 @@ its sample id and epoch (and the task).
 * Messages are Inspect ``ChatMessage`` values: an assistant's ``tool_calls[]`` (``id``,
   ``function`` the tool's name) are answered by ``{"role": "tool", "tool_call_id"}``, in the
   OpenAI Chat window (before the next user or assistant message).
+* A user message with a ``tool_call_id`` list carries the content of those tool results (an
+  image a tool message cannot hold, ``ChatMessageUser`` in ``model/_chat_message.py``): it
+  does not start a turn. A tool message without ``tool_call_id`` (optional in the model)
+  answers no call it names: an orphan.
 * A tool message whose ``error.type`` is ``cancelled`` is Inspect's own interruption
   marker: an explicit ending. Other error types (``timeout``, ``approval``, ...) are results.
-* References are resolved before pairing: a ``messages`` entry that is an
-  ``attachment://<id>`` string comes from the sample's ``message_pool`` (or its
-  ``attachments``), and a string ``attachment://<id>`` inside a message from its
-  ``attachments``. A reference to nothing is ``transcript.unresolved-reference``.
+* References are resolved before pairing, as Inspect's ``resolve_sample_attachments``
+  (``log/_condense.py``) does: a string ``attachment://<id>`` (or the older ``tc://<id>``)
+  anywhere inside a message is the sample's ``attachments[id]``. A reference to nothing is
+  ``transcript.unresolved-reference`` (Inspect leaves such a string as it is). The sample's
+  ``message_pool`` / ``events_data`` hold the inputs of its model *events* (``input_refs``
+  ranges), never its ``messages``, so they are not read: every ``messages`` entry must be a
+  message object.
+* The task is named by ``header.json`` (a finished log) or ``_journal/start.json`` (a log
+  still being written, or one whose run died), ``eval.task``.
 * The zip is read under the project's zip rules (:mod:`verifier.sources.zip`): a member
   whose name is unsafe or read differently by tools, over the size or ratio limit, damaged or
   encrypted is ``transcript.unreadable-member``; so is a zstd member (method 93) when the
@@ -48,11 +57,13 @@ from verifier.transcripts.pairing import (
 from verifier.transcripts.rewrite import repaired_messages
 
 REF = "attachment://"
+OLD_REF = "tc://"  # the earlier content protocol Inspect still reads
 ZSTD = 93
 UNREADABLE = "transcript.unreadable-member"
 MEMBER_LIMIT = 256 * MIB  # one sample decompressed
 TOTAL_LIMIT = 1024 * MIB  # every sample read from one log
 LIMITS = Limits()
+HEADS = ("header.json", "_journal/start.json")  # a finished log, a log still written
 
 
 class InspectMessages(Shape):
@@ -69,7 +80,11 @@ class InspectMessages(Shape):
             role = string_at(msg, "role", i, "the message")
             parts: list[Part] = []
             if role == "tool":
-                cid = string_at(msg, "tool_call_id", i, "a tool message")
+                # ChatMessageTool.tool_call_id is optional: a tool message without one answers
+                # no call it can name (Inspect's calls always have ids), so it is an orphan
+                cid = msg.get("tool_call_id")
+                if cid is not None:
+                    cid = string_at(msg, "tool_call_id", i, "a tool message")
                 fn = msg.get("function")
                 error = msg.get("error")
                 kind = error.get("type") if isinstance(error, dict) else None
@@ -87,6 +102,8 @@ class InspectMessages(Shape):
                         native=cancelled,
                     )
                 )
+            elif role == "user" and isinstance(msg.get("tool_call_id"), list):
+                pass  # ChatMessageUser.tool_call_id: the content payload of tool results
             else:
                 parts.append(Boundary(i, 0))
                 calls = msg.get("tool_calls")
@@ -126,46 +143,19 @@ def _resolve(sample: dict[str, Any], base: str) -> tuple[list[Any], list[Problem
     raw = sample.get("messages")
     if not isinstance(raw, list):
         raise ContainerError(f"{base}: the sample has no 'messages' array")
-    pool = sample.get("message_pool")
     attachments = sample.get("attachments")
     attachments = attachments if isinstance(attachments, dict) else {}
     problems: list[Problem] = []
-    out: list[Any] = []
-    for i, m in enumerate(raw):
-        if isinstance(m, str) and m.startswith(REF):
-            key = m[len(REF) :]
-            found: Any = None
-            if isinstance(pool, dict):
-                found = pool.get(key)
-            elif isinstance(pool, list) and key.isdigit() and int(key) < len(pool):
-                found = pool[int(key)]
-            if found is None and isinstance(attachments.get(key), str):
-                try:
-                    found = strict_value(attachments[key].encode("utf-8"))
-                except DocumentError:
-                    found = None
-            if not isinstance(found, dict):
-                problems.append(
-                    Problem(
-                        UNRESOLVED,
-                        i,
-                        0,
-                        "",
-                        "",
-                        f"message {i}: the reference {m} resolves to nothing",
-                    )
-                )
-                found = {"role": "user", "content": ""}
-            m = found
-        out.append(_deep(m, attachments, i, problems))
+    out = [_deep(m, attachments, i, problems) for i, m in enumerate(raw)]
     return out, problems, raw
 
 
 def _deep(value: Any, attachments: dict[str, Any], i: int, problems: list[Problem]) -> Any:
     """``value`` with every ``attachment://`` string replaced (iterative, bounded by size)."""
     if isinstance(value, str):
-        if value.startswith(REF):
-            got = attachments.get(value[len(REF) :])
+        prefix = REF if value.startswith(REF) else OLD_REF if value.startswith(OLD_REF) else ""
+        if prefix:
+            got = attachments.get(value[len(prefix) :])
             if isinstance(got, str):
                 return got
             problems.append(
@@ -255,7 +245,7 @@ class InspectLog(Reader):
                 names = [i.orig_filename for i in z.infolist()[: LIMITS.max_entries]]
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
             return None
-        if not any(n.startswith("samples/") for n in names) and "header.json" not in names:
+        if not any(n.startswith("samples/") or n in HEADS for n in names):
             return None
         return names
 
@@ -291,14 +281,15 @@ class InspectLog(Reader):
         budget = [TOTAL_LIMIT]
         task: str | None = None
         out: list[Transcript] = []
-        for info in infos:
-            if info.orig_filename == "header.json":
+        names = {i.orig_filename: i for i in infos}
+        for head in HEADS:
+            if head in names:
                 try:
-                    task = self._task(
-                        strict_value(_member_data(archive, info, handle, budget)).get("eval")
-                    )
-                except (DocumentError, AttributeError):
-                    task = None
+                    value = strict_value(_member_data(archive, names[head], handle, budget))
+                except (ContainerError, DocumentError):
+                    continue
+                task = self._task(value.get("eval") if isinstance(value, dict) else None)
+                break
         for info in sorted(infos, key=lambda i: i.orig_filename):
             if not info.orig_filename.startswith("samples/") or not info.orig_filename.endswith(
                 ".json"

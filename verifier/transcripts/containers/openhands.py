@@ -7,11 +7,19 @@
 * An observation answers the action its ``cause`` names. An observation whose cause is an
   event that is not a call (a ``recall`` for a user message) is not a tool result; one whose
   cause is no event at all is an orphan.
+* In confirmation mode the controller writes an action first with ``confirmation_state``
+  ``awaiting_confirmation``, then, once the user answers, the same action again as a new event
+  (``confirmed`` or ``rejected``), which the runtime answers (``agent_controller.py``,
+  ``set_agent_state_to``). An awaiting action sent again later is not a call of its own; one
+  never sent again (the user never answered) stays a call.
 * A ``message`` action (from the user or the agent) starts a new turn; so does a call that
   comes from a new model response (``tool_call_metadata.model_response.id``).
 * The harness's own endings: a ``finish`` action ends the run and waits for no observation;
   an ``agent_state_changed`` observation to ``stopped``, ``error``, ``paused`` or
-  ``rejected`` ends every call still open.
+  ``rejected`` ends every call still open; the ``error`` observation the controller writes
+  for a pending call when the agent is stopped (``_reset``: "The action has not been
+  executed.", later "Stop button pressed. The action has not been executed.") is its
+  interruption marker.
 
 Repair inserts an ``error`` observation (``cause``: the call's id, ``content`` the marker,
 the call's ``tool_call_metadata`` copied, a new id after the largest) before the event that
@@ -42,6 +50,8 @@ RUNS = frozenset(
     {"run", "run_ipython", "read", "write", "edit", "browse", "browse_interactive", "call_tool_mcp"}
 )
 STOPS = frozenset({"stopped", "error", "paused", "rejected"})
+NOT_EXECUTED = "The action has not been executed"  # the controller's own marker (_reset)
+AWAITING = "awaiting_confirmation"
 
 
 def _key(value: Any) -> str | None:
@@ -55,6 +65,39 @@ def _is_call(event: dict[str, Any]) -> bool:
     return isinstance(action, str) and (
         isinstance(event.get("tool_call_metadata"), dict) or action in RUNS or action == "finish"
     )
+
+
+def _resent_key(event: dict[str, Any]) -> str:
+    """What identifies an action sent again after confirmation: its tool call id, else the
+    action and its arguments without their confirmation state."""
+    meta = event.get("tool_call_metadata")
+    cid = meta.get("tool_call_id") if isinstance(meta, dict) else None
+    if isinstance(cid, str):
+        return "id:" + cid
+    args = event.get("args")
+    args = (
+        {k: v for k, v in args.items() if k != "confirmation_state"}
+        if isinstance(args, dict)
+        else args
+    )
+    return "args:" + dumps([event.get("action"), args], separators=(",", ":"))
+
+
+def _awaiting_resent(events: list[Any]) -> set[int]:
+    """Positions of actions awaiting confirmation that a later action sends again."""
+    out: set[int] = set()
+    later: set[str] = set()
+    for i in range(len(events) - 1, -1, -1):
+        ev = events[i]
+        if not isinstance(ev, dict) or not isinstance(ev.get("action"), str):
+            continue
+        key = _resent_key(ev)
+        args = ev.get("args")
+        state = args.get("confirmation_state") if isinstance(args, dict) else None
+        if state == AWAITING and key in later:
+            out.add(i)
+        later.add(key)
+    return out
 
 
 def _response_id(event: dict[str, Any]) -> Any:
@@ -71,10 +114,14 @@ class OpenHandsEvents(Shape):
         return False  # only read as a container
 
     def entries(self, messages: list[Any]) -> list[Entry]:
+        resent = _awaiting_resent(messages)
         calls = {
             k
-            for m in messages
-            if isinstance(m, dict) and _is_call(m) and (k := _key(m.get("id"))) is not None
+            for j, m in enumerate(messages)
+            if isinstance(m, dict)
+            and j not in resent
+            and _is_call(m)
+            and (k := _key(m.get("id"))) is not None
         }
         known = {_key(m.get("id")) for m in messages if isinstance(m, dict)}
         out: list[Entry] = []
@@ -87,6 +134,8 @@ class OpenHandsEvents(Shape):
                 if action == "message":
                     parts.append(Boundary(i, 0))
                     last_response = None
+                elif i in resent:
+                    pass  # sent again once confirmed or rejected: that event is the call
                 elif _is_call(ev):
                     key = _key(ev.get("id"))
                     if key is None:
@@ -110,6 +159,7 @@ class OpenHandsEvents(Shape):
                 elif cause is not None and (cause in calls or cause not in known):
                     text = ev.get("content")
                     text = text if isinstance(text, str) else ""
+                    native = observation == "error" and NOT_EXECUTED in text[:200]
                     parts.append(
                         Result(
                             i,
@@ -118,8 +168,9 @@ class OpenHandsEvents(Shape):
                             None,
                             text,
                             observation == "error",
-                            marker_like(text),
+                            native or marker_like(text),
                             pointer="/cause",
+                            native=native,
                         )
                     )
             out.append(Entry(i, str(ev.get("source")), tuple(parts)))

@@ -11,7 +11,9 @@ checked.
   without ids (the task itself, a timeout notice) is a user turn.
 * Every other message starts a new turn. A call still open at the end of the history when
   ``info.exit_status`` is an ``exit_*`` status (the harness stopped the run: cost, context,
-  format, timeout) is ended by the harness, not dangling.
+  format, timeout), or ``submitted (exit_*)`` (stopped, then the patch was autosubmitted:
+  ``attempt_autosubmission_after_error`` in ``sweagent/agent/agents.py``), is ended by the
+  harness, not dangling.
 
 Repair inserts ``{"role": "tool", "content": MARKER, "tool_call_ids": [id], "message_type":
 "observation"}`` (id-less: ``role: user``) into ``history``; the rest of the file is kept.
@@ -19,6 +21,7 @@ Repair inserts ``{"role": "tool", "content": MARKER, "tool_call_ids": [id], "mes
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from verifier.json.write import dumps
@@ -41,6 +44,10 @@ from verifier.transcripts.pairing import (
     Result,
 )
 from verifier.transcripts.rewrite import repaired_messages
+
+#: the statuses of a run the harness stopped: exit_cost, ..., and the autosubmitted
+#: "submitted (exit_cost)"
+STOPPED = re.compile(r"(submitted \()?exit_")
 
 
 def _tool(action: Any) -> str:
@@ -161,7 +168,7 @@ class SweAgent(Reader):
             raise ContainerError(str(exc), pointer=f"/history/{exc.index}{exc.pointer}") from None
         info = v.get("info")
         status = info.get("exit_status") if isinstance(info, dict) else None
-        if isinstance(status, str) and status.startswith("exit_"):
+        if isinstance(status, str) and STOPPED.match(status):
             entries.append(
                 Entry(len(history), "info", (Ending(len(history), 0, f"exit_status {status}"),))
             )
