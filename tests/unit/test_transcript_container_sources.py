@@ -120,3 +120,28 @@ def test_every_corrected_case_is_in_the_corpus() -> None:
         "claude-code/missing-and-rejected.jsonl",
     }
     assert all(Path(CASES / n).is_file() for n in names)
+
+
+def test_an_unhashable_state_or_stop_reason_is_read_not_a_crash() -> None:
+    # found by the mutation fuzz on the new corpus: a dict where a string is expected
+    events = json.loads((CASES / "openhands" / "confirmed-then-stopped.json").read_text("utf-8"))
+    events[-1]["extras"]["agent_state"] = {"stopped": True}
+    report = check_bytes(json.dumps(events).encode(), "events.json")
+    assert report.shape == "openhands" and report.findings == []
+    rows = [
+        {"type": "session", "version": 3, "id": "s"},
+        {"type": "message", "id": "u", "parentId": None, "message": {"role": "user"}},
+        {
+            "type": "message",
+            "id": "a",
+            "parentId": "u",
+            "message": {
+                "role": "assistant",
+                "stopReason": {"aborted": True},
+                "content": [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}],
+            },
+        },
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    report = check_bytes(data, "s.jsonl")
+    assert [f.code for f in report.findings] == ["transcript.dangling-call"]

@@ -154,7 +154,11 @@ class OpenHandsEvents(Shape):
                 cause = _key(ev.get("cause"))
                 extras = ev.get("extras")
                 state = extras.get("agent_state") if isinstance(extras, dict) else None
-                if observation == "agent_state_changed" and state in STOPS:
+                if (
+                    observation == "agent_state_changed"
+                    and isinstance(state, str)
+                    and state in STOPS
+                ):
                     parts.append(Ending(i, 0, f"agent state {state}"))
                 elif cause is not None and (cause in calls or cause not in known):
                     text = ev.get("content")

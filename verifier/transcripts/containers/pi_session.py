@@ -44,7 +44,7 @@ def _ended(entries: list[Entry], messages: list[Any]) -> list[Entry]:
     for entry in entries:
         msg = messages[entry.index]
         stop = msg.get("stopReason") if isinstance(msg, dict) else None
-        if entry.calls and stop in _ENDS:
+        if entry.calls and isinstance(stop, str) and stop in _ENDS:
             parts = tuple(
                 replace(p, ended=f"stopReason {stop}") if isinstance(p, Call) else p
                 for p in entry.parts

@@ -150,11 +150,16 @@ class SweAgent(Reader):
     title = "SWE-agent trajectory (.traj)"
 
     def claims(self, parsed: Parsed) -> bool:
+        """A run's ``.traj`` has ``history`` beside ``trajectory``; a demonstration (the
+        ``trajectories/demonstrations/*.traj`` files SWE-agent loads, only their ``history``
+        read) has ``history`` alone, every item a message with SWE-agent's ``message_type``."""
         v = parsed.value
-        return (
-            isinstance(v, dict)
-            and isinstance(v.get("history"), list)
-            and isinstance(v.get("trajectory"), list)
+        if not isinstance(v, dict) or not isinstance(v.get("history"), list):
+            return False
+        history = v["history"]
+        return isinstance(v.get("trajectory"), list) or (
+            bool(history)
+            and all(isinstance(m, dict) and "role" in m and "message_type" in m for m in history)
         )
 
     def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
