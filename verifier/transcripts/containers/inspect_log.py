@@ -25,20 +25,27 @@ its sample id and epoch (and the task).
   encrypted is ``transcript.unreadable-member``; so is a zstd member (method 93) when the
   ``zstandard`` package is not importable.
 
-Repair rewrites an older ``.json`` log (each sample's ``messages``); it does not rewrite an
-``.eval`` zip.
+Repair rewrites each repaired sample's ``messages``: an older ``.json`` log is written back
+whole, an ``.eval`` zip as a new zip with those sample members replaced (written
+deterministically, every member read under the zip rules first: :mod:`.eval_zip`). The
+synthetic result is Inspect's own tool message, ``{"role": "tool", "tool_call_id",
+"function", "content": MARKER, "error": {"type": "cancelled", "message": MARKER}}``.
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
-import zlib
 from typing import Any
 
 from verifier.json.write import dumps
-from verifier.sources.safety import MIB, EntryType, Limits, member_name
-from verifier.sources.zip import entry_type, name_problem, open_member
+from verifier.transcripts.containers.eval_zip import (
+    LIMITS,
+    TOTAL_LIMIT,
+    UNREADABLE,
+    member_data,
+    rewrite_eval,
+)
 from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
 from verifier.transcripts.document import DocumentError, strict_value
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
@@ -58,11 +65,6 @@ from verifier.transcripts.rewrite import repaired_messages
 
 REF = "attachment://"
 OLD_REF = "tc://"  # the earlier content protocol Inspect still reads
-ZSTD = 93
-UNREADABLE = "transcript.unreadable-member"
-MEMBER_LIMIT = 256 * MIB  # one sample decompressed
-TOTAL_LIMIT = 1024 * MIB  # every sample read from one log
-LIMITS = Limits()
 HEADS = ("header.json", "_journal/start.json")  # a finished log, a log still written
 
 
@@ -178,52 +180,6 @@ def _deep(value: Any, attachments: dict[str, Any], i: int, problems: list[Proble
     return value
 
 
-def _member_data(
-    archive: zipfile.ZipFile, info: zipfile.ZipInfo, handle: Any, budget: list[int]
-) -> bytes:
-    name, problem = member_name(info.orig_filename)
-    problem = problem or name_problem(info, handle)
-    if name is None or problem:
-        raise ContainerError(f"{info.orig_filename!r}: {problem}", UNREADABLE)
-    if entry_type(info) is not EntryType.FILE:
-        raise ContainerError(f"{name}: not a regular file", UNREADABLE)
-    size = info.file_size
-    if size > MEMBER_LIMIT or size > budget[0]:
-        raise ContainerError(f"{name}: {size} bytes is over the limit", UNREADABLE)
-    if size > LIMITS.ratio_floor and size > LIMITS.max_ratio * max(info.compress_size, 1):
-        raise ContainerError(
-            f"{name}: the compression ratio is over the limit (a bomb)", UNREADABLE
-        )
-    budget[0] -= size
-    if info.compress_type == ZSTD:
-        try:
-            import zstandard  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise ContainerError(
-                f"{name} is compressed with zstd (zip method 93), which this Python cannot "
-                "decode; install the 'zstandard' package (pip install 'verifier[zstd]')",
-                UNREADABLE,
-            ) from None
-        handle.seek(info.header_offset + 26)
-        n, m = int.from_bytes(handle.read(2), "little"), int.from_bytes(handle.read(2), "little")
-        handle.seek(info.header_offset + 30 + n + m)
-        raw = handle.read(info.compress_size)
-        try:
-            out: bytes = zstandard.ZstdDecompressor().decompress(raw, max_output_size=size)
-        except zstandard.ZstdError as exc:
-            raise ContainerError(f"{name}: damaged zstd member ({exc})", UNREADABLE) from None
-        if len(out) != size or zlib.crc32(out) != info.CRC:
-            raise ContainerError(
-                f"{name}: the zstd member is not the size or CRC-32 it declares", UNREADABLE
-            )
-        return out
-    try:
-        with open_member(archive, info) as stream:
-            return stream.read(size + 1)
-    except OSError as exc:
-        raise ContainerError(f"{name}: {exc}", UNREADABLE) from None
-
-
 class InspectLog(Reader):
     name = "inspect"
     title = "Inspect AI log"
@@ -285,7 +241,7 @@ class InspectLog(Reader):
         for head in HEADS:
             if head in names:
                 try:
-                    value = strict_value(_member_data(archive, names[head], handle, budget))
+                    value = strict_value(member_data(archive, names[head], handle, budget))
                 except (ContainerError, DocumentError):
                     continue
                 task = self._task(value.get("eval") if isinstance(value, dict) else None)
@@ -297,7 +253,7 @@ class InspectLog(Reader):
                 continue
             member = info.orig_filename
             try:
-                data = _member_data(archive, info, handle, budget)
+                data = member_data(archive, info, handle, budget)
                 sample = strict_value(data)
             except ContainerError as exc:
                 out.append(self._broken(member, exc.code, str(exc)))
@@ -348,20 +304,27 @@ class InspectLog(Reader):
         if member:
             meta["member"] = member
         return Transcript(
-            name, MESSAGES, messages, entries, locate, True, meta, problems, (base, raw)
+            name, MESSAGES, messages, entries, locate, True, meta, problems, (base, raw, sample)
         )
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
-        if parsed.value is None:
-            raise ContainerError("repair does not rewrite an Inspect .eval zip (only a .json log)")
-        log = parsed.value
-        samples = list(log["samples"])
+        """A ``.json`` log written back whole; an ``.eval`` zip rewritten with each repaired
+        sample's member replaced (:func:`~verifier.transcripts.containers.eval_zip.rewrite_eval`).
+        Only a sample's ``messages`` change: its ``events`` (the model calls as made) stay."""
+        repaired: list[tuple[str, dict[str, Any]]] = []
         for t, pairing in plan:
-            base, raw = t.repair
+            base, raw, sample = t.repair
             messages, _ = repaired_messages(t.shape, t.messages, pairing)
             back = {id(m): r for m, r in zip(t.messages, raw, strict=True)}
-            s = int(base.rsplit("/", 1)[1])
-            samples[s] = {**samples[s], "messages": [back.get(id(m), m) for m in messages]}
+            out = [back.get(id(m), m) for m in messages]  # unchanged: as written, refs kept
+            repaired.append((base or str(t.meta["member"]), {**sample, "messages": out}))
+        if parsed.value is None:
+            members = {m: (dumps(v, indent=2) + "\n").encode("utf-8") for m, v in repaired}
+            return rewrite_eval(parsed.data, members)
+        log = parsed.value
+        samples = list(log["samples"])
+        for base, value in repaired:
+            samples[int(base.rsplit("/", 1)[1])] = value
         return (dumps({**log, "samples": samples}, indent=2) + "\n").encode("utf-8")
 
 
