@@ -16,7 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.json.write import dumps
-from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
+from verifier.transcripts.containers.interface import (
+    ContainerError,
+    Parsed,
+    Reader,
+    Transcript,
+    one_history,
+)
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
 from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
@@ -96,18 +102,9 @@ class Atif(Reader):
         steps = parsed.value.get("steps") if isinstance(parsed.value, dict) else None
         if not isinstance(steps, list):
             raise ContainerError("no 'steps' array", pointer="/steps")
-        try:
-            entries = STEPS.entries(steps)
-        except ShapeError as exc:
-            raise ContainerError(str(exc), pointer=f"/steps/{exc.index}{exc.pointer}") from None
-
-        def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
-            return (None, f"/steps/{index}{pointer}") if index < len(steps) else (None, None)
-
-        meta: dict[str, Any] = {}
-        if isinstance(parsed.value.get("session_id"), str):
-            meta["taskId"] = parsed.value["session_id"]
-        return [Transcript("steps", STEPS, steps, entries, locate, True, meta, repair=True)]
+        session = parsed.value.get("session_id")
+        meta = {"taskId": session} if isinstance(session, str) else {}
+        return [one_history("steps", STEPS, steps, "/steps", meta)]
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         value = parsed.value

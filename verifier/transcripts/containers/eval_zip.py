@@ -80,9 +80,8 @@ def member_data(
         raise ContainerError(f"{name}: {exc}", UNREADABLE) from None
 
 
-def rewrite_eval(data: bytes, replace: dict[str, bytes]) -> bytes:
-    """The zip ``data`` with the members named in ``replace`` replaced, written
-    deterministically; raises :class:`ContainerError` if a member cannot be read safely."""
+def open_eval(data: bytes) -> tuple[zipfile.ZipFile, io.BytesIO, list[zipfile.ZipInfo]]:
+    """The zip, the handle it reads from, and its members (at most the limit's count)."""
     handle = io.BytesIO(data)
     try:
         archive = zipfile.ZipFile(handle)
@@ -91,6 +90,13 @@ def rewrite_eval(data: bytes, replace: dict[str, bytes]) -> bytes:
         raise ContainerError(f"the zip cannot be read ({exc})", UNREADABLE) from None
     if len(infos) > LIMITS.max_entries:
         raise ContainerError("the zip has too many members", UNREADABLE)
+    return archive, handle, infos
+
+
+def rewrite_eval(data: bytes, replace: dict[str, bytes]) -> bytes:
+    """The zip ``data`` with the members named in ``replace`` replaced, written
+    deterministically; raises :class:`ContainerError` if a member cannot be read safely."""
+    archive, handle, infos = open_eval(data)
     budget = [TOTAL_LIMIT]
     seen: set[str] = set()
     out = io.BytesIO()
@@ -115,4 +121,4 @@ def _info(name: str) -> zipfile.ZipInfo:
     return info
 
 
-__all__ = ["LIMITS", "TOTAL_LIMIT", "UNREADABLE", "member_data", "rewrite_eval"]
+__all__ = ["LIMITS", "TOTAL_LIMIT", "UNREADABLE", "member_data", "open_eval", "rewrite_eval"]

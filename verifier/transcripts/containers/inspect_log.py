@@ -42,11 +42,17 @@ from verifier.json.write import dumps
 from verifier.transcripts.containers.eval_zip import (
     LIMITS,
     TOTAL_LIMIT,
-    UNREADABLE,
     member_data,
+    open_eval,
     rewrite_eval,
 )
-from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
+from verifier.transcripts.containers.interface import (
+    ContainerError,
+    Parsed,
+    Reader,
+    Transcript,
+    chat_calls,
+)
 from verifier.transcripts.document import DocumentError, strict_value
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
 from verifier.transcripts.pairing import (
@@ -110,19 +116,7 @@ class InspectMessages(Shape):
                 parts.append(Boundary(i, 0))
                 calls = msg.get("tool_calls")
                 if role == "assistant" and isinstance(calls, list):
-                    for k, tc in enumerate(calls):
-                        pointer = f"/tool_calls/{k}"
-                        if not isinstance(tc, dict):
-                            raise ShapeError(
-                                f"message {i}: a tool call is not an object", i, pointer
-                            )
-                        cid = string_at(tc, "id", i, "a tool call", pointer)
-                        fn = tc.get("function")
-                        if isinstance(fn, dict):
-                            fn = fn.get("name")
-                        parts.append(
-                            Call(i, k, cid, fn if isinstance(fn, str) else "?", pointer=pointer)
-                        )
+                    parts.extend(chat_calls(calls, i))
             out.append(Entry(i, role, tuple(parts)))
         return out
 
@@ -226,14 +220,7 @@ class InspectLog(Reader):
         return None
 
     def _read_zip(self, parsed: Parsed) -> list[Transcript]:
-        handle = io.BytesIO(parsed.data)
-        try:
-            archive = zipfile.ZipFile(handle)
-            infos = archive.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
-            raise ContainerError(f"the zip cannot be read ({exc})", UNREADABLE) from None
-        if len(infos) > LIMITS.max_entries:
-            raise ContainerError("the zip has too many members", UNREADABLE)
+        archive, handle, infos = open_eval(parsed.data)
         budget = [TOTAL_LIMIT]
         task: str | None = None
         out: list[Transcript] = []

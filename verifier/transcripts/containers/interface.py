@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.transcripts.interface import Shape, ShapeError
-from verifier.transcripts.pairing import Entry, Pairing, Problem
+from verifier.transcripts.interface import Shape, ShapeError, string_at
+from verifier.transcripts.pairing import Call, Entry, Pairing, Problem
 
 #: (line, JSON pointer) of message ``index`` and a pointer inside it, for a finding
 Locate = Callable[[int, str], tuple[int | None, str | None]]
@@ -102,4 +102,57 @@ def obj(value: Any, what: str, line: int | None = None) -> dict[str, Any]:
     return value
 
 
-__all__ = ["ContainerError", "Locate", "Parsed", "Reader", "Transcript", "obj"]
+def chat_calls(calls: list[Any], i: int) -> list[Call]:
+    """The calls of a chat message's ``tool_calls[]`` (SWE-agent and Inspect keep the OpenAI
+    form): ``id`` the call id, the tool named by ``function.name`` or a ``function`` string
+    (Inspect's ``ToolCall.function``)."""
+    out = []
+    for k, tc in enumerate(calls):
+        pointer = f"/tool_calls/{k}"
+        if not isinstance(tc, dict):
+            raise ShapeError(f"message {i}: a tool call is not an object", i, pointer)
+        cid = string_at(tc, "id", i, "a tool call", pointer)
+        fn = tc.get("function")
+        name = fn.get("name") if isinstance(fn, dict) else fn
+        out.append(Call(i, k, cid, name if isinstance(name, str) else "?", pointer=pointer))
+    return out
+
+
+def one_history(
+    name: str,
+    shape: Shape,
+    messages: list[Any],
+    base: str,
+    meta: dict[str, Any] | None = None,
+    trailing: tuple[Entry, ...] = (),
+    end_pointer: str | None = None,
+) -> Transcript:
+    """The one transcript of a container that holds a single flat history (a SWE-agent
+    ``history``, OpenHands events, ATIF ``steps``) at JSON pointer ``base``: its entries read
+    by ``shape`` (a :class:`ShapeError` becomes a :class:`ContainerError` naming the place),
+    ``trailing`` entries after them (a harness's ending of the whole run), each message
+    located at ``{base}/{index}`` and a trailing one at ``end_pointer``."""
+    try:
+        entries = shape.entries(messages)
+    except ShapeError as exc:
+        raise ContainerError(str(exc), pointer=f"{base}/{exc.index}{exc.pointer}") from None
+    entries.extend(trailing)
+
+    def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
+        if index < len(messages):
+            return None, f"{base}/{index}{pointer}"
+        return None, end_pointer
+
+    return Transcript(name, shape, messages, entries, locate, True, dict(meta or {}), repair=True)
+
+
+__all__ = [
+    "ContainerError",
+    "Locate",
+    "Parsed",
+    "Reader",
+    "Transcript",
+    "chat_calls",
+    "obj",
+    "one_history",
+]

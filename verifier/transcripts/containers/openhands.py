@@ -31,7 +31,13 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.json.write import dumps
-from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
+from verifier.transcripts.containers.interface import (
+    ContainerError,
+    Parsed,
+    Reader,
+    Transcript,
+    one_history,
+)
 from verifier.transcripts.interface import Shape, ShapeError, message_at
 from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
@@ -220,15 +226,7 @@ class OpenHands(Reader):
         events = parsed.value
         if not isinstance(events, list):
             raise ContainerError("not a JSON array of events")
-        try:
-            entries = EVENTS.entries(events)
-        except ShapeError as exc:
-            raise ContainerError(str(exc), pointer=f"/{exc.index}") from None
-
-        def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
-            return (None, f"/{index}{pointer}") if index < len(events) else (None, None)
-
-        return [Transcript("events", EVENTS, events, entries, locate, True, repair=True)]
+        return [one_history("events", EVENTS, events, "")]
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         events = parsed.value

@@ -30,7 +30,9 @@ from verifier.transcripts.containers.interface import (
     Parsed,
     Reader,
     Transcript,
+    chat_calls,
     obj,
+    one_history,
 )
 from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
 from verifier.transcripts.pairing import (
@@ -102,18 +104,7 @@ class SweHistory(Shape):
                 parts.append(Boundary(i, 0))
                 calls = msg.get("tool_calls")
                 if role == "assistant" and isinstance(calls, list) and calls:
-                    for k, tc in enumerate(calls):
-                        pointer = f"/tool_calls/{k}"
-                        if not isinstance(tc, dict):
-                            raise ShapeError(
-                                f"message {i}: a tool call is not an object", i, pointer
-                            )
-                        cid = string_at(tc, "id", i, "a tool call", pointer)
-                        fn = tc.get("function")
-                        name = fn.get("name") if isinstance(fn, dict) else None
-                        parts.append(
-                            Call(i, k, cid, name if isinstance(name, str) else "?", pointer=pointer)
-                        )
+                    parts.extend(chat_calls(calls, i))
                 elif role == "assistant" and kind == "action":
                     parts.append(Call(i, 0, f"#{i}.0", _tool(msg.get("action")), has_id=False))
             out.append(Entry(i, role, tuple(parts)))
@@ -167,28 +158,16 @@ class SweAgent(Reader):
         history = v.get("history")
         if not isinstance(history, list):
             raise ContainerError("no 'history' array", pointer="/history")
-        try:
-            entries = HISTORY.entries(history)
-        except ShapeError as exc:
-            raise ContainerError(str(exc), pointer=f"/history/{exc.index}{exc.pointer}") from None
         info = v.get("info")
         status = info.get("exit_status") if isinstance(info, dict) else None
+        ended: tuple[Entry, ...] = ()
         if isinstance(status, str) and STOPPED.match(status):
-            entries.append(
-                Entry(len(history), "info", (Ending(len(history), 0, f"exit_status {status}"),))
+            ended = (
+                Entry(len(history), "info", (Ending(len(history), 0, f"exit_status {status}"),)),
             )
-
-        def locate(index: int, pointer: str) -> tuple[int | None, str | None]:
-            if index >= len(history):
-                return None, "/info/exit_status"
-            return None, f"/history/{index}{pointer}"
-
-        meta: dict[str, Any] = {}
-        for key in ("instance_id",):
-            if isinstance(v.get(key), str):
-                meta["taskId"] = v[key]
+        meta = {"taskId": v["instance_id"]} if isinstance(v.get("instance_id"), str) else {}
         name = f"history (exit_status {status})" if isinstance(status, str) else "history"
-        return [Transcript(name, HISTORY, history, entries, locate, True, meta, repair=True)]
+        return [one_history(name, HISTORY, history, "/history", meta, ended, "/info/exit_status")]
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         plan_messages = [(t, repaired_messages(t.shape, t.messages, p)[0]) for t, p in plan]
