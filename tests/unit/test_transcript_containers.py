@@ -292,3 +292,19 @@ def test_a_star_shaped_tree_is_bounded_and_says_what_it_did_not_check() -> None:
     assert [f.code for f in report.findings] == ["transcript.too-many-branches"]
     assert "49 more abandoned branches" in report.findings[0].message
     assert not report.ok
+
+
+def test_the_readme_gives_every_container_an_example_that_exists() -> None:
+    import re
+
+    text = (REPO / "README.md").read_text("utf-8")
+    section = text[text.index("**Harness containers.**") : text.index("## Numbers")]
+    bullets = {
+        m.group(1): m.group(0) for m in re.finditer(r"(?ms)^- `([a-z-]+)` .*?(?=^- |\Z)", section)
+    }
+    for name in CONTAINERS:
+        assert name in bullets, f"README: no example for {name}"
+        files = re.findall(r"`([\w.-]+\.(?:jsonl|json|traj))`", bullets[name])
+        assert files, name
+        for f in files:
+            assert (CASES / name / f).is_file(), f"README names {name}/{f}, which is not a case"
