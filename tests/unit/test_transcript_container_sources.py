@@ -145,3 +145,12 @@ def test_an_unhashable_state_or_stop_reason_is_read_not_a_crash() -> None:
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
     report = check_bytes(data, "s.jsonl")
     assert [f.code for f in report.findings] == ["transcript.dangling-call"]
+
+
+def test_a_swe_agent_0x_history_pairs_its_actions_by_position() -> None:
+    # 0.x .traj (trajectories/demonstrations/human_thought__...): no message_type at all;
+    # before the fix its actions were no calls, a history checked as holding none
+    case = CASES / "swe-agent" / "v0-no-message-type.traj"
+    report = check_bytes(case.read_bytes(), str(case))
+    assert report.findings == [] and (report.calls, report.results) == (4, 3)
+    assert [t["ended"] for t in report.transcripts] == [1]  # the submit: trajectory[-1]

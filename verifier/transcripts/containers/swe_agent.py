@@ -8,7 +8,11 @@ checked.
 * Older runs have no ids: an assistant message with ``message_type: "action"`` makes one call
   (named by position, its tool the action's first word), answered by the message right after
   it if that one has ``message_type: "observation"``, by position. Any other observation
-  without ids (the task itself, a timeout notice) is a user turn.
+  without ids (the task itself, a timeout notice) is a user turn. A 0.x ``.traj`` has no
+  ``message_type`` at all: there an assistant message with an ``action`` is the call and the
+  ``user`` message right after it the observation; its history ends at the last action (the
+  run stopped there), whose observation is the last ``trajectory`` step's, so a last call
+  whose action is that step's is answered there.
 * Every other message starts a new turn. A call still open at the end of the history when
   ``info.exit_status`` is an ``exit_*`` status (the harness stopped the run: cost, context,
   format, timeout), or ``submitted (exit_*)`` (stopped, then the patch was autosubmitted:
@@ -73,7 +77,9 @@ class SweHistory(Shape):
             kind = msg.get("message_type")
             parts: list[Part] = []
             ids = msg.get("tool_call_ids")
-            if role == "tool" or (kind == "observation" and role != "assistant"):
+            after_action = i > 0 and self._positional_action(messages[i - 1])
+            old_observation = role == "user" and kind is None and after_action
+            if role == "tool" or (kind == "observation" and role != "assistant") or old_observation:
                 if isinstance(ids, list) and ids:
                     for k, cid in enumerate(ids):
                         if not isinstance(cid, str) or not cid:
@@ -96,7 +102,7 @@ class SweHistory(Shape):
                     )
                 elif role == "tool":
                     raise ShapeError(f"message {i}: a tool message has no 'tool_call_ids'", i)
-                elif i > 0 and self._positional_action(messages[i - 1]):
+                elif after_action:
                     parts.append(Result(i, 0, None, None, text_of(msg.get("content"))))
                 else:
                     parts.append(Boundary(i, 0))  # the task, a timeout notice: a user turn
@@ -105,18 +111,20 @@ class SweHistory(Shape):
                 calls = msg.get("tool_calls")
                 if role == "assistant" and isinstance(calls, list) and calls:
                     parts.extend(chat_calls(calls, i))
-                elif role == "assistant" and kind == "action":
+                elif self._positional_action(msg):
                     parts.append(Call(i, 0, f"#{i}.0", _tool(msg.get("action")), has_id=False))
             out.append(Entry(i, role, tuple(parts)))
         return out
 
     @staticmethod
     def _positional_action(msg: Any) -> bool:
-        return (
-            isinstance(msg, dict)
-            and msg.get("role") == "assistant"
-            and msg.get("message_type") == "action"
-            and not msg.get("tool_calls")
+        """An id-less action: ``message_type: "action"`` (1.x, thought-action parsers), or in
+        a 0.x ``.traj`` (no ``message_type`` at all) an assistant message with an ``action``."""
+        if not isinstance(msg, dict) or msg.get("role") != "assistant" or msg.get("tool_calls"):
+            return False
+        kind, action = msg.get("message_type"), msg.get("action")
+        return kind == "action" or (
+            kind is None and isinstance(action, str) and bool(action.strip())
         )
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
@@ -165,6 +173,19 @@ class SweAgent(Reader):
             ended = (
                 Entry(len(history), "info", (Ending(len(history), 0, f"exit_status {status}"),)),
             )
+        steps = v.get("trajectory")
+        last = steps[-1] if isinstance(steps, list) and steps else None
+        if (
+            not ended
+            and history
+            and HISTORY._positional_action(history[-1])
+            and isinstance(last, dict)
+            and isinstance(last.get("observation"), str)
+            and last.get("action") == history[-1].get("action")
+        ):
+            # 0.x: the history ends at the last action; its observation is the last step's
+            why = "its observation is the trajectory's last step (/trajectory/-1)"
+            ended = (Entry(len(history), "trajectory", (Ending(len(history), 0, why),)),)
         meta = {"taskId": v["instance_id"]} if isinstance(v.get("instance_id"), str) else {}
         name = f"history (exit_status {status})" if isinstance(status, str) else "history"
         return [one_history(name, HISTORY, history, "/history", meta, ended, "/info/exit_status")]
