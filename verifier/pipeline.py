@@ -33,6 +33,7 @@ from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
 from verifier.plan.options import Options, check_options
 from verifier.report import Report
 from verifier.sources import Source, SourceError, open_source
+from verifier.sources.capabilities import FileDetails
 
 
 @dataclass(slots=True)
@@ -118,7 +119,12 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         from verifier.accept.selection import Selection
 
         report = accept(report, Selection(options.ignore, options.select), options.baseline)
-    details = {f.path: d for f in integrity.files if (d := source.details(f.path))}
+    per_file = source.capability(FileDetails)
+    details = (
+        {f.path: d for f in integrity.files if (d := per_file.details(f.path))}
+        if per_file is not None
+        else {}
+    )
     identity = source.identity()
     report.source = {**identity, "location": portable(identity.get("location"), root)}
     report.manifest_sha256 = plan.manifest_sha256 or None

@@ -21,7 +21,7 @@ from verifier.inspect.inspect import FileFacts, InspectContext, inspect_batch
 from verifier.pipeline import Options, run
 from verifier.plan.plan import FileTask
 from verifier.plan.records import RecordPlan
-from verifier.sources import open_source
+from verifier.sources import DirectorySource, open_source
 from verifier.views.check import CHECK as FORMATS
 
 
@@ -32,6 +32,7 @@ def spread(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _tasks_and_context(location: Path) -> tuple[InspectContext, list[FileTask]]:
     source = open_source(location)
+    assert isinstance(source, DirectorySource)
     plan = RecordPlan("")
     schemas = sorted(
         p.relative_to(location).as_posix() for p in (location / "schemas").glob("*.json")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from verifier.sources.capabilities import WorkerReads
 from verifier.sources.tar import TarOpener, TarSource
 
 
@@ -50,7 +51,11 @@ def test_a_worker_reads_each_member_as_the_one_pass_does(tmp_path: Path) -> None
 
 def test_a_compressed_tarball_has_no_worker_opener(tmp_path: Path) -> None:
     source = TarSource(str(_tarball(tmp_path / "t.tar.gz", MEMBERS, "w:gz")))
-    assert source.opener() is None
+    # the capability says so (it is read here, in one pass), not an opener that is None
+    assert source.capability(WorkerReads) is None
+    plain = TarSource(str(_tarball(tmp_path / "t.tar", MEMBERS)))
+    assert plain.capability(WorkerReads) is plain
+    plain.close()
     source.close()
 
 

@@ -15,6 +15,7 @@ from verifier.plan.locate import (
 from verifier.plan.manifest import format_manifest, normalize_name, parse_manifest
 from verifier.plan.scope import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
 from verifier.sources import DirectorySource, Kind, Source, SourceError, open_source
+from verifier.sources.capabilities import WalkErrors
 from verifier.sources.directory import read_regular
 
 DEFAULT_WRITE_SCOPE = ("evidence", "schemas")
@@ -76,7 +77,9 @@ def _write(
             if name == rel or name.split("/", 1)[0] in ALWAYS_EXCLUDED:
                 continue
             if kind is Kind.UNREADABLE:
-                raise UsageError(f"cannot list the folder {name or '.'}: {source.walk_error(name)}")
+                errors = source.capability(WalkErrors)
+                why = errors.walk_error(name) if errors is not None else None
+                raise UsageError(f"cannot list the folder {name or '.'}: {why or 'unreadable'}")
             if kind is not Kind.FILE:
                 raise UsageError(
                     f"refusing to list {name}: it is a "

@@ -23,6 +23,7 @@ from verifier.pipeline import Options, Run, open_location, run
 from verifier.plan.locate import find_manifest
 from verifier.plan.manifest import parse_manifest
 from verifier.report import Report
+from verifier.sources.capabilities import layout_of
 
 
 def _inside(root: str, name: str) -> str:
@@ -70,7 +71,7 @@ class Scratch:
         root = os.path.realpath(tempfile.mkdtemp(prefix="verifier-mutate-"))
         try:
             with source:
-                layout = source.layout()
+                layout = layout_of(source)
                 if layout.payload_manifests or layout.tag_manifests or layout.content_root:
                     raise UsageError("--full cannot copy a BagIt bag yet; leave out --full")
                 if layout.algorithm(layout.manifest) != "sha256":

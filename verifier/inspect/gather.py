@@ -16,6 +16,7 @@ from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import FileFacts, InspectContext
 from verifier.plan.plan import FileTask, weight
+from verifier.sources.capabilities import WorkerReads
 from verifier.sources.interface import Source
 from verifier.sources.openers import LiveOpener
 
@@ -69,8 +70,8 @@ def inspect_all(
         return
     total = len(tasks)
     progress = options.progress
-    opener = None if here else source.opener()
-    if opener is None:
+    reads = None if here else source.capability(WorkerReads)
+    if reads is None:  # no worker reads (or the plan's own early files): one pass, here
         by_name = {t.name: t for t in tasks}
         context = InspectContext(None, bundle)
         if not here:  # the plan's own early reads are not counted
@@ -88,6 +89,7 @@ def inspect_all(
         if not here:
             facts.executors.append({"executor": "serial", "workers": 1, "onePass": True})
         return
+    opener = reads.opener()
     name = executor_name(options, tasks)
     executor = (
         InlineExecutor()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from verifier.sources.capabilities import History
 from verifier.sources.interface import Source
 
 
@@ -20,11 +21,14 @@ def older_versions(
     match their listed SHA-256 ``wanted[path]``) whose listed bytes the source's history
     holds (``where`` names the commit); paths it does not know are left out."""
     out: dict[str, str] = {}
+    history = source.capability(History)
+    if history is None:  # no history: no hint (the finding stands as it is)
+        return out
     for name in problems:
         listed = wanted.get(name)
         if listed is None:
             continue
-        older = source.older_version(name, listed)
+        older = history.older_version(name, listed)
         if older:
             out[name] = older
     return out

@@ -17,6 +17,7 @@ from verifier.findings import Finding, Stage
 from verifier.inspect.digest import Digest
 from verifier.plan.entries import ManifestPlan
 from verifier.report import FileEntry, StageResult
+from verifier.sources.capabilities import WalkErrors
 from verifier.sources.interface import Kind, Source
 
 #: how findings name an algorithm (hashlib names otherwise upper-cased)
@@ -152,8 +153,9 @@ def judge_manifest(
             )
             out.files.append(FileEntry(name, None, None, True, "not-regular"))
 
+    listing = source.capability(WalkErrors)  # none: the finding, without a reason
     for name in unreadable:
-        why = source.walk_error(name)
+        why = listing.walk_error(name) if listing is not None else None
         findings.append(
             Finding(
                 "manifest.unreadable-folder",

@@ -23,6 +23,7 @@ from verifier.judge.validity import check_validity
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.plan import Plan
 from verifier.report import AssertionResult, Read, Report, StageResult
+from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import Source
 from verifier.version import __version__
 
@@ -36,7 +37,9 @@ def judge_first(plan: Plan, facts: Facts, source: Source) -> IntegrityOutcome:
 
 
 def _judge(manifest: ManifestPlan, facts: Facts, source: Source) -> IntegrityOutcome:
-    return judge_manifest(manifest, facts.digests, facts.errors, source, source.explain_missing)
+    own = source.capability(OwnLayout)  # none: a listed file that is absent is missing
+    explain = own.explain_missing if own is not None else None
+    return judge_manifest(manifest, facts.digests, facts.errors, source, explain)
 
 
 def hint_names(plan: Plan, first: IntegrityOutcome, source: Source, hints: bool) -> list[str]:
@@ -83,7 +86,8 @@ def judge_integrity(
         )
     for manifest in plan.manifests[1 : plan.payload_count]:
         _merge(first, _judge(manifest, facts, source))
-    if not source.payload_in_every_manifest():
+    own = source.capability(OwnLayout)  # none: one manifest, nothing of its own to check
+    if own is not None and not own.payload_in_every_manifest():
         _all_listed(first)
     for manifest in plan.manifests[plan.payload_count :]:
         _merge(first, _judge(manifest, facts, source))
@@ -94,7 +98,8 @@ def judge_integrity(
         if note is not None:
             old = first.stage.note
             first.stage.note = f"{old} {note}" if old else note
-    first.stage.findings.extend(source.check_layout(plan.preread, first.files))
+    if own is not None:
+        first.stage.findings.extend(own.check_layout(plan.preread, first.files))
     first.stage.findings.extend(source.findings())
     first.stage.findings.extend(plan.refused)
     return first

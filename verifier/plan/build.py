@@ -17,14 +17,16 @@ from verifier.plan.plan import Plan
 from verifier.plan.records import RecordPlan
 from verifier.plan.signature import find_signatures
 from verifier.sources.bagit import decode_name
-from verifier.sources.interface import Source
+from verifier.sources.capabilities import OwnLayout
+from verifier.sources.interface import Layout, Source
 
 if TYPE_CHECKING:
     from verifier.plan.options import Options
 
 
 def build_plan(source: Source, root: str, options: Options) -> Plan:
-    layout = source.layout()
+    own = source.capability(OwnLayout)  # none: one sha256sum manifest, the default layout
+    layout = own.layout() if own is not None else Layout()
     base = base_folder(source, options)
     found, refused = find_manifest(source, root, options)
     reached = found is not None
@@ -37,7 +39,8 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
     preread = {name: read_member(source, name) for name in layout.preread}
     if rel is not None:
         preread[rel] = data
-    source.take_layout_files(preread)
+    if own is not None:
+        own.take_layout_files(preread)
     content = layout.content_root or base
     stages = options.stages
     records = RecordPlan(
@@ -69,7 +72,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
             allow_empty=layout.payload is not None or not reached,
             decode_name=decode,
             algorithm=layout.algorithm(layout.manifest),
-            parsed=source.parse_manifest(label, data) if reached else None,
+            parsed=own.parse_manifest(label, data) if reached and own is not None else None,
             name_manifest=len(payload_manifests) > 1,
             ignore=signature_names,
         )
@@ -88,7 +91,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
                 allow_empty=not tag,
                 decode_name=decode,
                 algorithm=layout.algorithm(other),
-                parsed=source.parse_manifest(other, more),
+                parsed=own.parse_manifest(other, more) if own is not None else None,
                 name_manifest=len(layout.tag_manifests) > 1 if tag else True,
             )
         )

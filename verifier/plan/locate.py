@@ -12,6 +12,7 @@ from verifier.errors import UsageError
 from verifier.findings import Finding
 from verifier.plan.manifest import normalize_name
 from verifier.sources import DirectorySource, Kind, Source
+from verifier.sources.capabilities import layout_of
 from verifier.sources.directory import NotRegularError, read_regular
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def find_manifest(
             return read_manifest(root, options, source), []
         except ManifestRefused as exc:
             return None, [_refused(exc.label, str(exc))]
-    name = options.manifest or source.layout().manifest
+    name = options.manifest or layout_of(source).manifest
     member = normalize_name(name.replace(os.sep, "/"))
     kind = source.kind(member) if member is not None else Kind.MISSING
     if member is not None and kind is Kind.FILE:

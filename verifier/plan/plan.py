@@ -17,6 +17,7 @@ from verifier.findings import Finding
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.needs import Wants
 from verifier.plan.records import RecordPlan
+from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.interface import Kind, Layout
 
 if TYPE_CHECKING:
@@ -112,10 +113,12 @@ class Plan:
                 role = "record"
         wants = records.wants(inner) if role == "record" and inner is not None else ()
         listed = self.listed_sha256(name)
+        reads = source.capability(WorkerReads)  # none: read here by name, in one pass
+        sizes = source.capability(SizeHints)  # none: counted as 0 when work is balanced
         return FileTask(
             name,
-            source.locate(name),
-            source.size_hint(name),
+            reads.locate(name) if reads is not None else name,
+            sizes.size_hint(name) if sizes is not None else 0,
             role,
             inner,
             listed,

@@ -15,6 +15,7 @@ from verifier.authenticity.interface import SignatureFile
 from verifier.authenticity.registry import MAX_SIGNATURE_BYTES, SUFFIXES
 from verifier.errors import UsageError
 from verifier.findings import Finding
+from verifier.sources.capabilities import SizeHints
 from verifier.sources.directory import NotRegularError, read_regular
 from verifier.sources.interface import Kind, Source
 
@@ -45,7 +46,8 @@ def find_signatures(
         if kind is not Kind.FILE:
             refused.append(_refused(name, f"it is a {kind.value}, not a regular file"))
             continue
-        size = source.size_hint(name)
+        sizes = source.capability(SizeHints)  # none: the bounded read below decides
+        size = sizes.size_hint(name) if sizes is not None else 0
         if size > MAX_SIGNATURE_BYTES:
             refused.append(_refused(name, f"{size} bytes, over {MAX_SIGNATURE_BYTES}"))
             continue

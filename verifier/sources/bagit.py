@@ -27,14 +27,15 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.findings import Finding
 from verifier.plan.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.report import FileEntry
-from verifier.sources.interface import Kind, Layout, Opener, Source, Stream
+from verifier.sources.capabilities import OwnLayout
+from verifier.sources.interface import C, Kind, Layout, Source, Stream
 
 BAGIT_TXT = "bagit.txt"
 BAG_INFO = "bag-info.txt"
@@ -282,8 +283,10 @@ class _Declared:
     fetch: dict[str, FetchEntry] = field(default_factory=dict)
 
 
-class BagSource(Source):
-    """A bag, read through the source that holds it."""
+class BagSource(Source, OwnLayout):
+    """A bag, read through the source that holds it: the core's answers are the container's,
+    the layout is the bag's own, and every other capability is the container's
+    (:meth:`capability`), so a bag on a folder or a zip is read by workers as they are."""
 
     name = "bag"
 
@@ -293,7 +296,11 @@ class BagSource(Source):
         self._manifests: tuple[dict[str, str], dict[str, str], list[str]] | None = None
         self._declared = _Declared()
 
-    # The files are the container's.
+    # The files are the container's: the core, and any capability but the layout.
+    def capability(self, kind: Callable[..., C]) -> C | None:
+        own = super().capability(kind)
+        return own if own is not None else self.container.capability(kind)
+
     def kind(self, name: str) -> Kind:
         return self.container.kind(name)
 
@@ -306,32 +313,8 @@ class BagSource(Source):
     def read_many(self, names: Iterable[str]) -> Iterator[tuple[str, Stream | OSError]]:
         return self.container.read_many(names)
 
-    def parallel_reads(self) -> bool:
-        return self.container.parallel_reads()
-
-    def size_hint(self, name: str) -> int:
-        return self.container.size_hint(name)
-
-    def opener(self) -> Opener | None:
-        return self.container.opener()
-
-    def locate(self, name: str) -> Any:
-        return self.container.locate(name)
-
-    def __getattr__(self, name: str) -> Any:
-        # optional capabilities of the container (``read_whole``), found by getattr
-        if name == "read_whole":
-            return getattr(self.container, name)
-        raise AttributeError(name)
-
     def findings(self) -> list[Finding]:
         return self.container.findings()
-
-    def details(self, name: str) -> dict[str, str]:
-        return self.container.details(name)
-
-    def older_version(self, name: str, sha256: str) -> str | None:
-        return self.container.older_version(name, sha256)
 
     def complete(self) -> bool:
         return self.container.complete()

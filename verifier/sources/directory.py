@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from verifier.sources.capabilities import SizeHints, WalkErrors, WorkerReads
 from verifier.sources.interface import Kind, Opener, Source, SourceError, Stream
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
@@ -58,7 +59,7 @@ def read_regular(path: str, limit: int, *, follow: bool = False) -> bytes:
         os.close(fd)
 
 
-class DirectorySource(Source):
+class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
     """Files under a root folder. Never follows a symbolic link, never writes.
 
     Of the safety policy (:mod:`verifier.sources.safety`) only the link and device rules can
@@ -189,11 +190,11 @@ class DirectorySource(Source):
     def walk_error(self, name: str) -> str | None:
         return self.walk_errors.get(name)
 
-    def parallel_reads(self) -> bool:
-        return True
-
     def opener(self) -> Opener:
         return DirectoryOpener(self.root)
+
+    def locate(self, name: str) -> Any:
+        return name
 
     def size_hint(self, name: str) -> int:
         if name in self._sizes:
@@ -202,11 +203,6 @@ class DirectorySource(Source):
             return os.lstat(self._full(name)).st_size
         except OSError:
             return 0
-
-    def read_whole(self, name: str) -> bytes:
-        """The bytes of a regular file, read in as few calls as its size allows (for small
-        files read whole: no stream object). Raises OSError as :meth:`open` does."""
-        return read_regular(self._full(name), sys.maxsize)
 
     def open(self, name: str) -> Stream:
         fd, _ = open_regular(self._full(name))

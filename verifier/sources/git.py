@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from verifier.findings import Finding
+from verifier.sources.capabilities import FileDetails, History
 from verifier.sources.gitrun import (
     PROBE_TIMEOUT,
     GitError,
@@ -93,7 +94,7 @@ class _Blob(io.RawIOBase):
         super().close()
 
 
-class GitSource(IndexedSource):
+class GitSource(IndexedSource, History, FileDetails):
     """The tree of one commit of a local git repository."""
 
     name = "git"

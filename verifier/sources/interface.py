@@ -1,32 +1,36 @@
-"""The interface every source of archive files implements.
+"""The interface every source of archive files implements: a small core, and capabilities.
 
-A source answers three questions about names relative to the archive root: what kind of
-thing is there (without following links), which entries lie under a folder, and what are the
-bytes of a regular file, as a stream. Folders, zip files, tarballs, git commits and BagIt bags
-implement the same interface; the integrity stage only ever talks to it.
+The core (:class:`Source`) is what every source must answer about names relative to the
+archive root: what kind of thing is there (without following links), which entries lie under
+a folder, the bytes of a regular file as a stream (and of several, in the order that suits
+the source), what its safety policy refused and whether it was read to its end, and what it
+is (its identity, in the report). Folders, zip files, tarballs, git commits and BagIt bags
+all implement it.
 
-Beyond the three questions a source may report what its safety policy refused
-(:meth:`Source.findings`), say what it is (:meth:`Source.identity`, for the audit record),
-name a different layout (:meth:`Source.layout`, a bag's manifests and payload folder) and help
-explain a digest that does not match (:meth:`Source.older_version`, git history).
+Everything else is a capability, a small ABC a source may also implement
+(:mod:`verifier.sources.capabilities`): workers opening its files themselves, size hints,
+history for hints, per-file details, why a folder could not be listed, a layout of its own.
+A caller asks for one with :meth:`Source.capability` and handles its absence explicitly (read
+here in one pass, no hint, the default layout); a source that wraps another (a bag) exposes
+the inner source's capabilities through the same method, so none is lost by forgetting to
+forward it.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from io import BufferedIOBase, RawIOBase
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from verifier.findings import Finding
-    from verifier.plan.manifest import ParsedManifest
-    from verifier.report import FileEntry
 
 Stream = RawIOBase | BufferedIOBase
+C = TypeVar("C")
 
 
 class Kind(StrEnum):
@@ -90,7 +94,7 @@ class Opener(abc.ABC):
 
 
 class Source(abc.ABC):
-    """Read-only access to the files of an archive."""
+    """Read-only access to the files of an archive: what every source must do."""
 
     #: a short human description, e.g. the folder's path
     description: str
@@ -114,28 +118,6 @@ class Source(abc.ABC):
     def open(self, name: str) -> Stream:
         """A binary stream of a regular file. Raises ``OSError`` if it cannot be read."""
 
-    def walk_error(self, name: str) -> str | None:
-        """Why the walk met ``name`` as :attr:`Kind.UNREADABLE`, if the source knows."""
-        return None
-
-    def parallel_reads(self) -> bool:
-        """Whether files can be opened independently by forked worker processes (a folder
-        can; a streamed tarball or a git pipe cannot)."""
-        return False
-
-    def size_hint(self, name: str) -> int:
-        """The size of a file if cheaply known (to balance work between processes), else 0."""
-        return 0
-
-    def opener(self) -> Opener | None:
-        """How a worker opens this source's files itself (picklable; see
-        :mod:`verifier.sources.openers`), or ``None``: they are read here, in one pass."""
-        return None
-
-    def locate(self, name: str) -> Any:
-        """The per-file spec a task carries for :meth:`opener`'s ``open`` (picklable)."""
-        return name
-
     def read_many(self, names: Iterable[str]) -> Iterator[tuple[str, Stream | OSError]]:
         """Streams of several regular files, in the order that suits the source (a tarball
         yields them in archive order, in one pass). A file that cannot be opened comes with
@@ -156,43 +138,18 @@ class Source(abc.ABC):
         return True
 
     def identity(self) -> dict[str, Any]:
-        """What was verified, for the audit record: kind, location, digest or commit."""
+        """What was verified, for the report and the audit record: kind, location, and the
+        digest or commit where the source has one."""
         return {"kind": self.name, "location": self.description}
 
-    def details(self, name: str) -> dict[str, str]:
-        """Source-specific facts about one file for the audit record (a git blob id)."""
-        return {}
+    def capability(self, kind: Callable[..., C]) -> C | None:
+        """This source as the capability ``kind`` (an ABC of
+        :mod:`verifier.sources.capabilities`), or ``None`` when it does not have it. A source
+        whose capability depends on what it holds (a compressed tarball has no worker reads)
+        says so here; a wrapper (a bag) answers with its inner source's capabilities.
 
-    def layout(self) -> Layout:
-        """Where this source keeps its manifest and records."""
-        return Layout()
-
-    def take_layout_files(self, preread: dict[str, bytes]) -> None:  # noqa: B027
-        """The bytes of the layout's ``preread`` files, as read once, before any manifest is
-        parsed (a bag learns its tag files' encoding and its ``fetch.txt`` here)."""
-
-    def parse_manifest(self, name: str, data: bytes) -> ParsedManifest | None:
-        """The lines of one of the layout's manifests, when this source parses them itself (a
-        bag's, in its declared encoding); ``None``: a ``sha256sum`` manifest."""
-        return None
-
-    def payload_in_every_manifest(self) -> bool:
-        """Whether every file in the scope must be in every payload manifest (BagIt 1.0), or
-        in at least one (BagIt before 1.0). Asked after :meth:`take_layout_files`."""
-        return True
-
-    def explain_missing(self, name: str, line: int) -> Finding | None:
-        """The finding for a listed file that is absent, when the source knows why (a bag's
-        ``fetch.txt`` names it: not fetched, offline); ``None``: plainly missing."""
-        return None
-
-    def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
-        """Findings about the layout's own files (a bag's declaration and Payload-Oxum)."""
-        return []
-
-    def older_version(self, name: str, sha256: str) -> str | None:
-        """If ``name`` held bytes with this SHA-256 in the source's history, say where."""
-        return None
+        (``kind`` is typed as a callable: mypy refuses an abstract class for ``type[C]``.)"""
+        return cast("C", self) if isinstance(self, cast(type, kind)) else None
 
     def close(self) -> None:  # noqa: B027 (most sources hold nothing open)
         """Release whatever the source holds open (a file, a git process)."""

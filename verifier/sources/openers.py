@@ -1,15 +1,18 @@
 """How a file of a source is opened where it is inspected: a small, picklable opener per
 source kind, sent to each worker once with the context, and a per-file spec in each task
-(:meth:`verifier.sources.interface.Source.locate`); each source kind defines its own. A
-worker opens the file itself; nothing of the main process's open source crosses.
+(both from the source's :class:`~verifier.sources.capabilities.WorkerReads` capability); each
+source kind defines its own. A worker opens the file itself; nothing of the main process's
+open source crosses.
 
 * a folder: the root (the task's spec is the file's name below it);
 * a zip: the zip's path (the spec: the member's name, local header offset and size, which
   the worker checks against its own reading of the central directory);
-* a bag: its container's opener (a bag on a folder or a zip).
+* an uncompressed tarball: the tarball's path and stamp (the spec: the member's content span
+  and a digest of its header block);
+* a bag: its container's opener (a bag on a folder, a zip or a tarball).
 
-A tarball or a git repository has none: its files are read in the main process, in one pass
-(``Source.read_many``), and the audit record says so.
+A compressed tarball or a git repository has none (no ``WorkerReads``): its files are read in
+the main process, in one pass (``Source.read_many``), and the report says so.
 """
 
 from __future__ import annotations

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import MappingProxyType
 from typing import IO, Any
 
+from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
-from verifier.sources.interface import Opener, SourceError, Stream
+from verifier.sources.interface import C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 from verifier.sources.tarformat import (
     Charge,
@@ -73,7 +74,7 @@ def looks_like_tar(path: str) -> bool:
     return compression_of(head) != "none" or head[257:262] == b"ustar"
 
 
-class TarSource(IndexedSource):
+class TarSource(IndexedSource, WorkerReads, SizeHints):
     """The members of a tarball, plain or compressed with gzip, xz or bzip2."""
 
     name = "tar"
@@ -191,10 +192,16 @@ class TarSource(IndexedSource):
         for name in wanted.values():
             yield name, OSError("the archive changed while it was read")
 
-    def opener(self) -> Opener | None:
+    def capability(self, kind: Callable[..., C]) -> C | None:
+        if kind is WorkerReads and not self._spans:
+            return None  # a compressed tarball (or one without members) is read in one pass
+        return super().capability(kind)
+
+    def opener(self) -> Opener:
         """An uncompressed tarball's members are read where each worker runs, at the offsets
-        the index pass found; a compressed one is read here, in one pass."""
-        return TarOpener(self.path, self._stamp) if self._spans else None
+        the index pass found (a compressed one has no worker reads: it is read here, in one
+        pass)."""
+        return TarOpener(self.path, self._stamp)
 
     def locate(self, name: str) -> Any:
         # the member's span for a worker; a compressed tarball's tasks are read here by name

@@ -21,10 +21,12 @@ import stat
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
-from verifier.sources.interface import Opener, SourceError, Stream
+from verifier.sources.interface import C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 _ERRORS: tuple[type[BaseException], ...] = (
@@ -117,7 +119,7 @@ def entry_type(info: zipfile.ZipInfo) -> EntryType:
     return EntryType.DIRECTORY if info.orig_filename.endswith("/") else EntryType.FILE
 
 
-class ZipSource(IndexedSource):
+class ZipSource(IndexedSource, WorkerReads, SizeHints):
     """The members of a ``.zip`` file."""
 
     name = "zip"
@@ -166,15 +168,17 @@ class ZipSource(IndexedSource):
             raise OSError("the zip's central directory cannot be read")
         return open_member(self._zip, info)
 
-    def parallel_reads(self) -> bool:
-        return self._zip is not None
+    def capability(self, kind: Callable[..., C]) -> C | None:
+        if kind is WorkerReads and self._zip is None:
+            return None  # no central directory: nothing for a worker to open
+        return super().capability(kind)
 
     def size_hint(self, name: str) -> int:
         entry = self.index.entries.get(name)
         return entry.ref.compress_size if entry is not None else 0
 
-    def opener(self) -> Opener | None:
-        return ZipOpener(self.path) if self._zip is not None else None
+    def opener(self) -> Opener:
+        return ZipOpener(self.path)
 
     def locate(self, name: str) -> Any:
         info: zipfile.ZipInfo = self.entry(name).ref

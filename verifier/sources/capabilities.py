@@ -1,0 +1,111 @@
+"""What a source may do beyond the core (:class:`verifier.sources.interface.Source`): one
+small ABC per capability. A source class inherits the ones it has; a caller asks
+``source.capability(WorkerReads)`` and gets the source (or, for a bag, its container) as that
+capability, or ``None``, and says what it does without it. No capability is a silent pass:
+
+========================  ===================================  ===============================
+capability                who has it                           without it
+========================  ===================================  ===============================
+:class:`WorkerReads`      folder, zip, uncompressed tarball,   files are read here, in one
+                          git commit                           pass (the report says so)
+:class:`SizeHints`        folder, zip, tarball                 sizes count as 0 when work is
+                                                               balanced; reads stay bounded
+:class:`History`          git commit                           no older-version hint
+:class:`FileDetails`      git commit (its blob ids)            no per-file details
+:class:`WalkErrors`       folder                               an unlistable folder is still
+                                                               a finding, without a reason
+:class:`OwnLayout`        bag                                  ``manifest.sha256`` and its
+                                                               ``sha256sum`` lines
+========================  ===================================  ===============================
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any
+
+from verifier.sources.interface import Layout, Opener, Source
+
+if TYPE_CHECKING:
+    from verifier.findings import Finding
+    from verifier.plan.manifest import ParsedManifest
+    from verifier.report import FileEntry
+
+
+class WorkerReads(abc.ABC):
+    """Workers (other processes, other machines) open this source's files themselves."""
+
+    @abc.abstractmethod
+    def opener(self) -> Opener:
+        """How a worker opens this source's files (picklable; see
+        :mod:`verifier.sources.openers`)."""
+
+    @abc.abstractmethod
+    def locate(self, name: str) -> Any:
+        """The per-file spec a task carries for the opener's ``open`` (picklable)."""
+
+
+class SizeHints(abc.ABC):
+    @abc.abstractmethod
+    def size_hint(self, name: str) -> int:
+        """The size of a file if cheaply known (to balance work between processes), else 0."""
+
+
+class History(abc.ABC):
+    @abc.abstractmethod
+    def older_version(self, name: str, sha256: str) -> str | None:
+        """If ``name`` held bytes with this SHA-256 in the source's history, say where."""
+
+
+class FileDetails(abc.ABC):
+    @abc.abstractmethod
+    def details(self, name: str) -> dict[str, str]:
+        """Source-specific facts about one file for the audit record (a git blob id)."""
+
+
+class WalkErrors(abc.ABC):
+    @abc.abstractmethod
+    def walk_error(self, name: str) -> str | None:
+        """Why the walk met ``name`` as ``Kind.UNREADABLE``, if the source knows."""
+
+
+class OwnLayout(abc.ABC):
+    """A layout other than one ``sha256sum`` manifest at the root (a bag's)."""
+
+    @abc.abstractmethod
+    def layout(self) -> Layout:
+        """Where this source keeps its manifests and records."""
+
+    @abc.abstractmethod
+    def take_layout_files(self, preread: dict[str, bytes]) -> None:
+        """The bytes of the layout's ``preread`` files, as read once, before any manifest is
+        parsed (a bag learns its tag files' encoding and its ``fetch.txt`` here)."""
+
+    @abc.abstractmethod
+    def parse_manifest(self, name: str, data: bytes) -> ParsedManifest | None:
+        """The lines of one of the layout's manifests, when this source parses them itself (a
+        bag's, in its declared encoding); ``None``: a ``sha256sum`` manifest."""
+
+    @abc.abstractmethod
+    def payload_in_every_manifest(self) -> bool:
+        """Whether every file in the scope must be in every payload manifest (BagIt 1.0), or
+        in at least one (BagIt before 1.0). Asked after :meth:`take_layout_files`."""
+
+    @abc.abstractmethod
+    def explain_missing(self, name: str, line: int) -> Finding | None:
+        """The finding for a listed file that is absent, when the source knows why (a bag's
+        ``fetch.txt`` names it: not fetched, offline); ``None``: plainly missing."""
+
+    @abc.abstractmethod
+    def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
+        """Findings about the layout's own files (a bag's declaration and Payload-Oxum)."""
+
+
+#: every capability, for the tests that hold wrappers to exposing them all
+CAPABILITIES = (WorkerReads, SizeHints, History, FileDetails, WalkErrors, OwnLayout)
+
+
+def layout_of(source: Source) -> Layout:
+    """The source's own layout, or the default one (``manifest.sha256`` at the root)."""
+    own = source.capability(OwnLayout)
+    return own.layout() if own is not None else Layout()
