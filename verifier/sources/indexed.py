@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from verifier.findings import Finding
 from verifier.sources.interface import Kind, Source
@@ -60,15 +61,65 @@ class GuardedStream(io.RawIOBase):
         super().close()
 
 
-def file_sha256(path: str) -> tuple[str, int]:
-    """The SHA-256 and size of an archive file itself (its identity in the audit record)."""
+_CHUNK = 1 << 20
+
+
+def handle_sha256(handle: BinaryIO) -> tuple[str, int]:
+    """The SHA-256 and size of an archive file itself (its identity in the report), read
+    from its start through the handle already open."""
     digest = hashlib.sha256()
     size = 0
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-            size += len(chunk)
+    handle.seek(0)
+    for chunk in iter(lambda: handle.read(_CHUNK), b""):
+        digest.update(chunk)
+        size += len(chunk)
     return digest.hexdigest(), size
+
+
+class OnePass:
+    """An archive file read forward once, hashed as it goes: the pass that indexes a tarball
+    reads through this, so the tarball's own SHA-256 (its identity) costs no pass of its own.
+
+    ``head``: the bytes already read from the handle's start (the magic-number peek), handed
+    out first. A forward relative ``seek`` (skipping a member's content) reads through and
+    hashes what it skips; :meth:`finish` hashes what the pass left unread (it stopped at a
+    limit or at damage) and gives the digest and size of the whole file."""
+
+    def __init__(self, handle: BinaryIO, head: bytes) -> None:
+        self._handle = handle
+        self._pending = head
+        self._pos = 0
+        self._hash = hashlib.sha256()
+
+    def read(self, n: int = -1) -> bytes:
+        if n < 0:
+            n = sys.maxsize
+        data = self._pending[:n]
+        self._pending = self._pending[len(data) :]
+        if len(data) < n:
+            more = self._handle.read(n - len(data) if n != sys.maxsize else -1)
+            data = data + more if data else more
+        self._hash.update(data)
+        self._pos += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence != 1 or offset < 0:
+            raise OSError("the indexing pass reads the archive forward only")
+        while offset > 0:
+            got = len(self.read(min(offset, _CHUNK)))
+            if not got:
+                break
+            offset -= got
+        return self._pos
+
+    def finish(self) -> tuple[str, int]:
+        while self.read(_CHUNK):
+            pass
+        return self._hash.hexdigest(), self._pos
 
 
 class IndexedSource(Source):

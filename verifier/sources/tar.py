@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
-from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
+from verifier.sources.indexed import GuardedStream, IndexedSource, OnePass
 from verifier.sources.interface import C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 from verifier.sources.tarformat import (
@@ -99,6 +99,11 @@ class TarSource(IndexedSource, WorkerReads, SizeHints):
         self._spans: dict[int, tuple[int, int, bytes]] = {}
         self._local: TarOpener | None = None  # this process's opener of the members in place
         self._stamp = _stamp(os.fstat(self._handle.fileno()))
+        # the index pass reads the file through a hashing reader: the tarball's own SHA-256
+        # (its identity in the report) comes from the same bytes, with no pass of its own
+        self._once: OnePass | None = OnePass(self._handle, head)
+        self._digest = ("", 0)
+        once = self._once
         reader = self._reader(builder.charge)
         number = 0
         try:
@@ -139,13 +144,23 @@ class TarSource(IndexedSource, WorkerReads, SizeHints):
             builder.damaged(
                 reader.last or None, str(exc) or type(exc).__name__, complete=reader.ended
             )
+        try:  # what the pass left unread (it stopped at a limit or at damage)
+            self._digest = once.finish()
+        except OSError as exc:
+            self._handle.close()
+            raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
         self.index = builder.finish()
 
-    def _stream(self) -> IO[bytes] | Decompressed:
-        self._handle.seek(0)
+    def _stream(self) -> IO[bytes] | Decompressed | OnePass:
+        raw: IO[bytes] | OnePass
+        if self._once is not None:  # the index pass: from the start, hashed as it goes
+            raw, self._once = self._once, None
+        else:
+            self._handle.seek(0)
+            raw = self._handle
         if self.compression == "none":
-            return self._handle
-        return Decompressed(self._handle, self.compression)
+            return raw
+        return Decompressed(raw, self.compression)  # type: ignore[arg-type]
 
     def _reader(self, charge: Charge) -> TarReader:
         plain = self.compression == "none"
@@ -213,7 +228,7 @@ class TarSource(IndexedSource, WorkerReads, SizeHints):
         return span[1] if span is not None else 0
 
     def identity(self) -> dict[str, Any]:
-        digest, size = file_sha256(self.path)
+        digest, size = self._digest  # hashed by the index pass
         return {
             **super().identity(),
             "sha256": digest,

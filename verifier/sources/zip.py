@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from verifier.sources.capabilities import SizeHints, WorkerReads
-from verifier.sources.indexed import GuardedStream, IndexedSource, file_sha256
+from verifier.sources.indexed import GuardedStream, IndexedSource, handle_sha256
 from verifier.sources.interface import C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
@@ -132,6 +132,16 @@ class ZipSource(IndexedSource, WorkerReads, SizeHints):
             self._handle = open(path, "rb")  # noqa: SIM115 (held open until close())
         except OSError as exc:
             raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        # the zip's own SHA-256 (its identity in the report): one read from its start, through
+        # the handle just opened, before the central directory is parsed. No pass the source
+        # makes covers every byte (the central directory is at the end, members are read at
+        # their offsets, by workers), so this is the one full read of the zip itself; its
+        # central directory and local headers are read again after it (small, and cached)
+        try:
+            self._digest = handle_sha256(self._handle)
+        except OSError as exc:
+            self._handle.close()
+            raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
         builder = IndexBuilder(limits)
         self._zip: zipfile.ZipFile | None = None
         try:
@@ -185,7 +195,7 @@ class ZipSource(IndexedSource, WorkerReads, SizeHints):
         return (info.orig_filename, info.header_offset, info.file_size)
 
     def identity(self) -> dict[str, Any]:
-        digest, size = file_sha256(self.path)
+        digest, size = self._digest  # read when the zip was opened
         return {**super().identity(), "sha256": digest, "size": size}
 
     def close(self) -> None:
