@@ -50,7 +50,8 @@ class Run:
     details: dict[str, dict[str, str]]
     read_processes: int = 1
     #: what each inspection pass ran on (``executor``, ``workers``; ``serial`` with
-    #: ``onePass``: a source read in one pass in this process, a compressed tarball say)
+    #: ``onePass``: a source without worker reads, read in one pass in this process: a
+    #: compressed tarball; git commits, folders, zips and plain tarballs are read by workers)
     executors: list[dict[str, Any]] = field(default_factory=list)
 
     @property

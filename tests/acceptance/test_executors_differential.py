@@ -2,7 +2,8 @@
 ``verifier.execute.registry.MIN_ITEMS`` files, so ``auto`` picks local processes), the JSON
 report is byte for byte the same whether the files were inspected in this process, by local
 worker processes, or on a Dask ``LocalCluster`` of two workers; and the same again from the
-command line under two other ``PYTHONHASHSEED`` values. The damage is of every stage's
+command line under two other ``PYTHONHASHSEED`` values. The same holds for the archive as a
+folder, as tarballs and as a git commit. The damage is of every stage's
 kinds (a mismatched digest, an unlisted file, an invalid record, a failing assertion), so
 the report is far from empty: the executors agree on what they found, not on nothing."""
 
@@ -112,25 +113,31 @@ if __name__ == "__main__":
 """
 
 
-def test_a_local_dask_cluster_writes_the_same_report(
-    damaged: Path, inline: str, tmp_path: Path
-) -> None:
-    """Two Dask workers of a ``LocalCluster``: the same bytes (in a child process, which a
-    spawned Dask worker can re-import as its main module)."""
+def _on_dask(location: str, tmp_path: Path) -> tuple[str, Any]:
+    """The JSON report of a run on two Dask workers of a ``LocalCluster`` (in a child
+    process, which a spawned Dask worker can re-import as its main module), and what ran."""
     need_dask()
     script = tmp_path / "dask_run.py"
     script.write_text(DASK_RUN, encoding="utf-8")
     report, ran = tmp_path / "report.json", tmp_path / "ran.json"
     done = subprocess.run(
-        [sys.executable, str(script), str(damaged), str(report), str(ran)],
+        [sys.executable, str(script), location, str(report), str(ran)],
         capture_output=True,
         cwd=REPO,
         timeout=900,
         check=False,
     )
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-4000:]
-    assert report.read_text(encoding="utf-8") == inline
-    assert json.loads(ran.read_text(encoding="utf-8"))["executor"] == "dask"
+    return report.read_text(encoding="utf-8"), json.loads(ran.read_text(encoding="utf-8"))
+
+
+def test_a_local_dask_cluster_writes_the_same_report(
+    damaged: Path, inline: str, tmp_path: Path
+) -> None:
+    """Two Dask workers of a ``LocalCluster``: the same bytes."""
+    report, ran = _on_dask(str(damaged), tmp_path)
+    assert report == inline
+    assert ran["executor"] == "dask"
 
 
 @pytest.mark.parametrize("seed", ["1", "4242"])
@@ -182,3 +189,44 @@ def test_a_tarball_reads_the_same_in_workers_as_in_one_pass(
     assert _ran(spread)["executor"] == expected
     codes = {f["code"] for s in json.loads(here)["stages"] for f in s["findings"]}
     assert {"manifest.mismatch", "manifest.unlisted", "assertion.failed"} <= codes
+
+
+@pytest.fixture(scope="module")
+def commit(damaged: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The damaged archive as a git commit (its blobs read by id by the workers)."""
+    import shutil
+
+    from tests.archives import git_repo
+
+    root = tmp_path_factory.mktemp("git") / "repo"
+    shutil.copytree(damaged, root)
+    git_repo(root)
+    return f"{root}@HEAD"
+
+
+@pytest.fixture(scope="module")
+def commit_inline(commit: str) -> str:
+    return _json(run(commit, Options(executor="inline", workers=2)))
+
+
+@pytest.mark.parametrize("executor", ["processes", "auto"])
+def test_a_git_commit_reads_the_same_in_workers_as_here(
+    commit: str, commit_inline: str, executor: str
+) -> None:
+    """Workers read the commit's blobs by id from git processes of their own, and confirm
+    each against its id: the same bytes as the in-process run, blobs confirmed included."""
+    result = run(commit, Options(executor=executor, workers=2))
+    assert _json(result) == commit_inline
+    assert _ran(result)["executor"] == "processes"
+    report = json.loads(commit_inline)
+    codes = {f["code"] for s in report["stages"] for f in s["findings"]}
+    assert {"manifest.mismatch", "manifest.unlisted", "assertion.failed"} <= codes
+    assert report["source"]["kind"] == "git" and report["source"]["blobsConfirmed"] > MIN_ITEMS
+
+
+def test_a_git_commit_on_a_local_dask_cluster_writes_the_same_report(
+    commit: str, commit_inline: str, tmp_path: Path
+) -> None:
+    report, ran = _on_dask(commit, tmp_path)
+    assert report == commit_inline
+    assert ran["executor"] == "dask"

@@ -184,6 +184,16 @@ def test_check_repo_at_rev_runs_nothing_from_the_repository(
     _assert_inert(repo, canary_dir, ["check", f"{repo}@HEAD", "--format", "json"])
 
 
+def test_workers_reading_blobs_run_nothing_from_the_repository(
+    hostile_repo: tuple[Path, Path],
+) -> None:
+    """Worker processes read the blobs themselves (their own git cat-file, from gitrun): the
+    same rules hold there."""
+    repo, canary_dir = hostile_repo
+    args = ["check", f"{repo}@HEAD", "--format", "json", "--executor", "processes", "-j", "2"]
+    _assert_inert(repo, canary_dir, args)
+
+
 def test_check_git_option_runs_nothing_from_the_repository(
     hostile_repo: tuple[Path, Path],
 ) -> None:

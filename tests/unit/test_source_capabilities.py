@@ -59,7 +59,7 @@ def test_each_source_kind_has_its_capabilities(tmp_path: Path) -> None:
             assert _caps(source) == caps, location
     repo = git_repo(shutil.copytree(root, tmp_path / "repo"))
     with open_source(f"{repo}@HEAD") as source:
-        assert _caps(source) == {"History", "FileDetails"}
+        assert _caps(source) == {"History", "FileDetails", "ReadChecks"} | plain
 
 
 def test_a_bag_has_its_layout_and_its_containers_capabilities(tmp_path: Path) -> None:
@@ -82,7 +82,14 @@ def test_a_bag_has_its_layout_and_its_containers_capabilities(tmp_path: Path) ->
     repo = git_repo(shutil.copytree(bag, tmp_path / "repo"))
     with open_source(f"{repo}@HEAD") as source:
         assert isinstance(source, BagSource)
-        assert _caps(source) == {"History", "FileDetails", "OwnLayout"}
+        assert _caps(source) == {
+            "History",
+            "FileDetails",
+            "OwnLayout",
+            "ReadChecks",
+            "WorkerReads",
+            "SizeHints",
+        }
         details = source.capability(FileDetails)
         assert details is not None and "gitBlob" in details.details("data/a.txt")
         inner: object = source.container

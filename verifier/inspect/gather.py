@@ -1,6 +1,6 @@
 """The inspect step over many tasks: on the executor the options name (``auto``: worker
 processes when the work pays for them and the source can be opened in them), or, for a source
-read in one pass (a tarball, git), here as it streams. The main process keeps only compact
+read in one pass (a compressed tarball), here as it streams. The main process keeps only compact
 facts (:class:`Facts`): a digest per file, a read error, each record's small result.
 """
 
@@ -16,7 +16,7 @@ from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import FileFacts, InspectContext
 from verifier.plan.plan import FileTask, weight
-from verifier.sources.capabilities import WorkerReads
+from verifier.sources.capabilities import ReadChecks, WorkerReads
 from verifier.sources.interface import Source
 from verifier.sources.openers import LiveOpener
 
@@ -63,7 +63,7 @@ def inspect_all(
     here: bool = False,
 ) -> None:
     """Inspect ``tasks`` and add their facts. ``here``: in this process (the plan's early
-    files). A source without an opener is read here in one pass; otherwise the executor the
+    files). A source without worker reads is read here in one pass; otherwise the executor the
     options name runs the tasks (``auto``: worker processes when the work is large enough
     to pay for them)."""
     if not tasks:
@@ -97,6 +97,9 @@ def inspect_all(
         else create(name, options.worker_count(), options.scheduler)
     )
     context = InspectContext(LiveOpener(source) if name == "inline" else opener, bundle)
+    # what the workers' openers verified (a git blob's id) is judged by the source here; the
+    # live source checks its own reads as they pass
+    judge = source.capability(ReadChecks) if name != "inline" else None
     done = 0
 
     def advance(count: int) -> None:
@@ -112,6 +115,10 @@ def inspect_all(
         try:
             for task, found in zip(tasks, results, strict=True):
                 facts.add(task, found)
+                if found.checks and judge is None:
+                    raise RuntimeError(f"{source.name} cannot judge its opener's checks")
+                if judge is not None and found.error is None:
+                    judge.take_checks(task.name, found.checks)
         finally:
             context.opener.close()  # what it opened in this process (a zip's handle)
     described = executor.describe()

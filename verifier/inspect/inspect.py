@@ -30,12 +30,14 @@ class FileFacts(NamedTuple):
     error: str | None
     record: RecordResult | None  # a record's verdicts and values
     data: bytes | None = None  # a document's or schema's bytes (read first, in this process)
+    checks: tuple[tuple[str, str], ...] = ()  # what the opener verified (a git blob's id)
 
 
 def inspect(context: InspectContext, task: FileTask, stream: Stream | None = None) -> FileFacts:
     """The facts of one file: from ``stream`` if given (a source read in one pass), else
     opened through the context's opener."""
     keep = task.role != "other"
+    checks: tuple[tuple[str, str], ...] = ()
     try:
         if stream is not None:
             with stream:
@@ -53,18 +55,19 @@ def inspect(context: InspectContext, task: FileTask, stream: Stream | None = Non
                     digest, data = _digest(
                         opened, keep, task.variants, task.expected, task.algorithms
                     )
+            checks = opener.checked(task.name)
     except OSError as exc:
         return FileFacts(task.name, None, exc.strerror or str(exc), None)
     if data is None:
-        return FileFacts(task.name, digest, None, None)
+        return FileFacts(task.name, digest, None, None, None, checks)
     if task.role in ("document", "schema"):
-        return FileFacts(task.name, digest, None, None, data)
+        return FileFacts(task.name, digest, None, None, data, checks)
     record = None
     if task.record is not None and task.container is not None:
         record = process_container(context.bundle, task.record, data, *task.container)
     elif task.record is not None:
         record = process_record(context.bundle, task.record, data, task.wants)[0]
-    return FileFacts(task.name, digest, None, record)
+    return FileFacts(task.name, digest, None, record, None, checks)
 
 
 def inspect_batch(context: InspectContext, tasks: list[FileTask]) -> list[FileFacts]:

@@ -7,9 +7,11 @@ capability, or ``None``, and says what it does without it. No capability is a si
 capability                who has it                           without it
 ========================  ===================================  ===============================
 :class:`WorkerReads`      folder, zip, uncompressed tarball,   files are read here, in one
-                          git commit                           pass (the report says so)
-:class:`SizeHints`        folder, zip, tarball                 sizes count as 0 when work is
+                          git commit                           pass (the audit record says so)
+:class:`SizeHints`        folder, zip, tarball, git commit     sizes count as 0 when work is
                                                                balanced; reads stay bounded
+:class:`ReadChecks`       git commit (blob ids recomputed      a worker's opener that checked
+                          by the workers)                      something is an error
 :class:`History`          git commit                           no older-version hint
 :class:`FileDetails`      git commit (its blob ids)            no per-file details
 :class:`WalkErrors`       folder                               an unlistable folder is still
@@ -49,6 +51,16 @@ class SizeHints(abc.ABC):
     @abc.abstractmethod
     def size_hint(self, name: str) -> int:
         """The size of a file if cheaply known (to balance work between processes), else 0."""
+
+
+class ReadChecks(abc.ABC):
+    """What a worker's opener verified of the bytes it read comes back to the source (a git
+    blob's object id, recomputed where it was read), to be judged here as this process's own
+    reads are."""
+
+    @abc.abstractmethod
+    def take_checks(self, name: str, checks: tuple[tuple[str, str], ...]) -> None:
+        """The checks (:meth:`Opener.checked`) of ``name``, read without error by a worker."""
 
 
 class History(abc.ABC):
@@ -102,7 +114,7 @@ class OwnLayout(abc.ABC):
 
 
 #: every capability, for the tests that hold wrappers to exposing them all
-CAPABILITIES = (WorkerReads, SizeHints, History, FileDetails, WalkErrors, OwnLayout)
+CAPABILITIES = (WorkerReads, SizeHints, ReadChecks, History, FileDetails, WalkErrors, OwnLayout)
 
 
 def layout_of(source: Source) -> Layout:

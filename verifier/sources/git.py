@@ -23,7 +23,8 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from verifier.findings import Finding
-from verifier.sources.capabilities import FileDetails, History
+from verifier.sources.capabilities import FileDetails, History, ReadChecks, SizeHints, WorkerReads
+from verifier.sources.gitblobs import CHECK, GitOpener, size_problem
 from verifier.sources.gitrun import (
     PROBE_TIMEOUT,
     GitError,
@@ -33,7 +34,7 @@ from verifier.sources.gitrun import (
     start_batch,
 )
 from verifier.sources.indexed import IndexedSource
-from verifier.sources.interface import SourceError, Stream
+from verifier.sources.interface import Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint
@@ -94,7 +95,7 @@ class _Blob(io.RawIOBase):
         super().close()
 
 
-class GitSource(IndexedSource, History, FileDetails):
+class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, FileDetails):
     """The tree of one commit of a local git repository."""
 
     name = "git"
@@ -222,9 +223,43 @@ class GitSource(IndexedSource, History, FileDetails):
     # -- the Source interface ------------------------------------------------------------
 
     def open(self, name: str) -> Stream:
-        oid, _size = self.entry(name).ref
+        oid, listed = self.entry(name).ref
         _, size = self._request(oid)
+        if size != listed:  # as a worker's opener refuses it: never more than was admitted
+            self.close()  # its content is not read: the next request starts a new process
+            raise OSError(size_problem(size, listed))
         return _Blob(self, name, oid, size)
+
+    def opener(self) -> Opener:
+        """A worker reads blobs by id from a ``git cat-file`` process of its own
+        (:mod:`verifier.sources.gitblobs`), under the same rules as this process's."""
+        return GitOpener(os.path.abspath(self.repo), self.object_format)
+
+    def locate(self, name: str) -> Any:
+        oid, size = self.entry(name).ref
+        return (oid, size)
+
+    def size_hint(self, name: str) -> int:
+        entry = self.index.entries.get(name)
+        return int(entry.ref[1]) if entry is not None and entry.ref else 0
+
+    def take_checks(self, name: str, checks: tuple[tuple[str, str], ...]) -> None:
+        """The object id a worker's opener recomputed from the bytes it read: compared with
+        the tree's as this process compares its own reads (the same finding, the same count
+        of blobs confirmed). A worker's read that brought none back is a finding too."""
+        computed = dict(checks).get(CHECK)
+        oid = self.entry(name).ref[0]
+        if computed is None:
+            self._mismatches.append(
+                Finding(
+                    "manifest.git-blob-mismatch",
+                    name,
+                    f"Its bytes were read by a worker that did not confirm them against the "
+                    f"git object id {oid} the commit records; verify again.",
+                )
+            )
+            return
+        self._confirm(name, oid, computed)
 
     def findings(self) -> list[Finding]:
         return [*super().findings(), *self._mismatches]

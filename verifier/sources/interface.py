@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from io import BufferedIOBase, RawIOBase
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 if TYPE_CHECKING:
     from verifier.findings import Finding
@@ -88,6 +88,12 @@ class Opener(abc.ABC):
         """The file's bytes in as few calls as its size allows, or ``None`` if this opener
         only streams. Raises ``OSError``."""
         return None
+
+    def checked(self, name: str) -> tuple[tuple[str, str], ...]:
+        """What this opener verified of ``name``'s bytes as they were read to their end (a
+        git blob's recomputed object id), carried back with the file's facts for the source's
+        :class:`~verifier.sources.capabilities.ReadChecks`; ``()``: nothing."""
+        return ()
 
     def close(self) -> None:  # noqa: B027 (a folder's opener holds nothing)
         """Close what the opener opened in this process."""
@@ -154,7 +160,7 @@ class Source(abc.ABC):
     def close(self) -> None:  # noqa: B027 (most sources hold nothing open)
         """Release whatever the source holds open (a file, a git process)."""
 
-    def __enter__(self) -> Source:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

@@ -9,10 +9,12 @@ open source crosses.
   the worker checks against its own reading of the central directory);
 * an uncompressed tarball: the tarball's path and stamp (the spec: the member's content span
   and a digest of its header block);
-* a bag: its container's opener (a bag on a folder, a zip or a tarball).
+* a git commit: the repository's path and object format (the spec: the blob id and the size
+  the tree records; :mod:`verifier.sources.gitblobs`);
+* a bag: its container's opener.
 
-A compressed tarball or a git repository has none (no ``WorkerReads``): its files are read in
-the main process, in one pass (``Source.read_many``), and the report says so.
+A compressed tarball has none (no ``WorkerReads``): its files are read in the main process,
+in one pass (``Source.read_many``), and the audit record says so.
 """
 
 from __future__ import annotations
