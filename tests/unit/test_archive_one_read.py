@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import pickle
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from verifier.sources import Limits, open_source
 from verifier.sources import tar as tar_module
 from verifier.sources import zip as zip_module
 from verifier.sources.indexed import OnePass
+from verifier.sources.zip import ZipOpener, ZipSource
 
 
 class Counted:
@@ -164,3 +167,25 @@ def test_the_hashing_reader_reads_forward_only() -> None:
     with pytest.raises(OSError, match="forward only"):
         once.seek(0)
     assert once.finish() == (hashlib.sha256(data).hexdigest(), len(data))
+
+
+def test_a_zip_replaced_after_indexing_is_refused_by_a_worker(tmp_path: Path) -> None:
+    """A zip's worker opener checks the file is the one hashed for the report's identity."""
+    path = tmp_path / "z.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in {"a.txt": b"alpha\n", "c.json": b"{}"}.items():
+            archive.writestr(name, data)
+    source = ZipSource(str(path))
+    opener = pickle.loads(pickle.dumps(source.opener()))
+    assert isinstance(opener, ZipOpener)
+    where = source.locate("a.txt")
+    with opener.open("a.txt", where) as stream:
+        assert stream.read() == b"alpha\n"
+    opener.close()
+    source.close()
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("d", b"more")  # the same members where they were, and one more
+    os.utime(path, ns=(1, 1))
+    with pytest.raises(OSError, match="changed while it was read"):
+        opener.open("a.txt", where)
+    opener.close()

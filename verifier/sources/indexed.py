@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -62,6 +63,13 @@ class GuardedStream(io.RawIOBase):
 
 
 _CHUNK = 1 << 20
+
+
+def file_stamp(st: os.stat_result) -> tuple[int, ...]:
+    """What says an archive file is still the one the source read (inode, size and
+    modification time): a worker checks it before reading at the offsets it was given. Not
+    the device number: machines that mount the same share number it differently."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def handle_sha256(handle: BinaryIO) -> tuple[str, int]:

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
-from verifier.sources.indexed import GuardedStream, IndexedSource, OnePass
+from verifier.sources.indexed import GuardedStream, IndexedSource, OnePass, file_stamp
 from verifier.sources.interface import C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 from verifier.sources.tarformat import (
@@ -242,8 +242,7 @@ class TarSource(IndexedSource, WorkerReads, SizeHints):
         self._handle.close()
 
 
-def _stamp(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+_stamp = file_stamp
 
 
 class _Span(io.RawIOBase):
@@ -274,11 +273,11 @@ class _Span(io.RawIOBase):
 class TarOpener(Opener):
     """Opens the members of an uncompressed tarball in a worker, by the span each task
     carries (content offset, size, and a digest of the header block before it). The worker
-    opens the tarball itself, checks that it is the file the index pass read (device, inode,
+    opens the tarball itself, checks that it is the file the index pass read (inode,
     size and modification time) and that each member's header block is the one indexed, then
     reads the content in place: the index pass's safety checks hold for what it reads."""
 
-    def __init__(self, path: str, stamp: tuple[int, int, int, int]) -> None:
+    def __init__(self, path: str, stamp: tuple[int, ...]) -> None:
         self.path = path
         self.stamp = stamp
         self._fd: int | None = None

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from verifier.sources.capabilities import SizeHints, WorkerReads
-from verifier.sources.indexed import GuardedStream, IndexedSource, handle_sha256
+from verifier.sources.indexed import GuardedStream, IndexedSource, file_stamp, handle_sha256
 from verifier.sources.interface import C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
@@ -139,6 +139,7 @@ class ZipSource(IndexedSource, WorkerReads, SizeHints):
         # central directory and local headers are read again after it (small, and cached)
         try:
             self._digest = handle_sha256(self._handle)
+            self._stamp = file_stamp(os.fstat(self._handle.fileno()))
         except OSError as exc:
             self._handle.close()
             raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -188,7 +189,7 @@ class ZipSource(IndexedSource, WorkerReads, SizeHints):
         return entry.ref.compress_size if entry is not None else 0
 
     def opener(self) -> Opener:
-        return ZipOpener(self.path)
+        return ZipOpener(self.path, self._stamp)
 
     def locate(self, name: str) -> Any:
         info: zipfile.ZipInfo = self.entry(name).ref
@@ -217,22 +218,31 @@ def open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Stream:
 
 
 class ZipOpener(Opener):
-    def __init__(self, path: str) -> None:
+    """Opens a zip's members in a worker. The worker opens the zip itself, checks that it is
+    the file the source hashed and indexed (inode, size and modification time), reads
+    its central directory, and opens a member only if the entry at the task's offset has the
+    task's name and size."""
+
+    def __init__(self, path: str, stamp: tuple[int, ...]) -> None:
         self.path = path
+        self.stamp = stamp
         self._handle: Any = None
         self._zip: zipfile.ZipFile | None = None
         self._by_offset: dict[int, zipfile.ZipInfo] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path}
+        return {"path": self.path, "stamp": self.stamp}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"])  # type: ignore[misc]
+        self.__init__(state["path"], tuple(state["stamp"]))  # type: ignore[misc]
 
     def open(self, name: str, where: Any) -> Stream:
         member, offset, size = where
         if self._zip is None:
             self._handle = open(self.path, "rb")  # noqa: SIM115 (held until close())
+            if file_stamp(os.fstat(self._handle.fileno())) != self.stamp:
+                self.close()
+                raise OSError("the zip changed while it was read")
             try:
                 self._zip = zipfile.ZipFile(self._handle)
             except _OPEN_ERRORS as exc:
