@@ -8,9 +8,10 @@ under a bound that nothing can break (only ``max: 3``) checked nothing, so it is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from verifier.assertions.batch import MISS, Quick, place, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -24,6 +25,10 @@ from verifier.assertions.interface import (
     selector_pointers,
 )
 from verifier.json.numbers import canonical
+from verifier.judge.records import Records
+from verifier.report import Read
+
+_BOUNDS = ("equals", "min", "max")
 
 
 class Count(AssertionKind):
@@ -58,6 +63,32 @@ class Count(AssertionKind):
         yield from selector_pointers(spec)
         if "distinct" in spec:
             yield "/distinct", spec["distinct"]
+
+    def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
+        """Only the count of an array's elements (``select``, no ``distinct``, no ``files``)
+        within its bounds."""
+        length = records.quick_length
+        out: list[Quick | None] = []
+        for spec in specs:
+            out.append(None)
+            if "files" in spec or "distinct" in spec or not rest_plain(spec, "select"):
+                continue
+            where = place(spec.get("select"))
+            if where is None:
+                continue
+            bounds = [(k, spec[k]) for k in _BOUNDS if k in spec]
+            if not bounds or any(type(v) is not int for _, v in bounds):
+                continue
+            n = length(*where)
+            if n is MISS:
+                continue
+            for key, bound in bounds:
+                if n != bound if key == "equals" else n < bound if key == "min" else n > bound:
+                    break
+            else:
+                if n or any(v == 0 for _, v in bounds):
+                    out[-1] = (f"{n} elements", (Read(*where),))
+        return out
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         bounds = {k: spec[k] for k in ("equals", "min", "max") if k in spec}

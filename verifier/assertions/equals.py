@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from verifier.assertions.batch import MISS, Quick, place, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -11,12 +13,43 @@ from verifier.assertions.interface import (
     SpecError,
     json_equal,
     param,
+    selectors_well_formed,
     show,
 )
+from verifier.judge.records import Records
+from verifier.report import Read
+
+
+def _quick(
+    specs: Sequence[dict[str, Any]], records: Records, key: str, one_of: bool
+) -> list[Quick | None]:
+    """The passes of ``equals`` (``key`` "value") or ``in-set`` (``key`` "values", a
+    non-empty array, ``one_of``)."""
+    get = records.quick_value
+    out: list[Quick | None] = []
+    for spec in specs:
+        out.append(None)
+        if key not in spec or not rest_plain(spec, "select", key):
+            continue
+        expected = spec[key]
+        if isinstance(expected, dict | list) and not selectors_well_formed(expected):
+            continue
+        if one_of and (type(expected) is not list or not expected):
+            continue
+        where = place(spec.get("select"))
+        actual = MISS if where is None else get(*where)
+        if actual is MISS or where is None:
+            continue
+        if any(json_equal(actual, v) for v in expected) if one_of else json_equal(actual, expected):
+            out[-1] = (f"is {show(actual)}", (Read(*where),))
+    return out
 
 
 class Equals(AssertionKind):
     name = "equals"
+
+    def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
+        return _quick(specs, records, "value", one_of=False)
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         expected = param(spec, "value")
@@ -28,6 +61,9 @@ class Equals(AssertionKind):
 
 class InSet(AssertionKind):
     name = "in-set"
+
+    def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
+        return _quick(specs, records, "values", one_of=True)
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         values = param(spec, "values")

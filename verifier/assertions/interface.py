@@ -11,9 +11,10 @@ reported as an internal error, never as a pass and never as the spec's fault.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from verifier.assertions.batch import Quick
 from verifier.json.numbers import numbers_equal
 from verifier.json.pointer import EvalError, Glob, is_pointer, resolve_pointer
 from verifier.json.pointer import quote as _json_quote
@@ -229,6 +230,13 @@ class AssertionKind(abc.ABC):
 
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
         return selectors_in(spec)
+
+    def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
+        """The batch path (:mod:`verifier.assertions.batch`): for each of ``specs`` (all of
+        this kind), its pass, message and reads, where ``evaluate`` would certainly pass
+        with them, else ``None`` (then ``evaluate`` runs). Used only when the class that
+        defines ``evaluate`` defines this too. The default has no batch path."""
+        return [None] * len(specs)
 
     def covers(self, spec: dict[str, Any]) -> Iterable[Cover]:
         """What ``evaluate`` compares, for ``verify-evidence coverage``: each value it reads

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from verifier.assertions.batch import MISS, Quick, place, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -18,6 +19,8 @@ from verifier.assertions.interface import (
     show,
     where,
 )
+from verifier.judge.records import Records
+from verifier.report import Read
 
 
 class SameValue(AssertionKind):
@@ -26,6 +29,26 @@ class SameValue(AssertionKind):
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
         selects = spec.get("selects")
         return needs_of_selectors(*selects) if isinstance(selects, list) else ()
+
+    def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
+        get = records.quick_value
+        out: list[Quick | None] = []
+        for spec in specs:
+            out.append(None)
+            selects = spec.get("selects")
+            if type(selects) is not list or len(selects) < 2 or not rest_plain(spec, "selects"):
+                continue
+            places = [place(s) for s in selects]
+            if None in places or len(set(places)) < 2:
+                continue
+            values = [get(*p) for p in places]  # type: ignore[misc]
+            if any(v is MISS for v in values):
+                continue
+            first = values[0]
+            if all(json_equal(v, first) for v in values):
+                reads = tuple(dict.fromkeys(Read(*p) for p in places))  # type: ignore[misc]
+                out[-1] = (f"all {len(values)} values are {show(first)}", reads)
+        return out
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         selects = param(spec, "selects")

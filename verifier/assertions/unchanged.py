@@ -7,9 +7,10 @@ empty is an ``equals`` claim).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from verifier.assertions.batch import Quick, place, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -25,6 +26,8 @@ from verifier.assertions.interface import (
     quote,
     show,
 )
+from verifier.judge.records import Records
+from verifier.report import Read
 
 
 class Unchanged(AssertionKind):
@@ -43,6 +46,34 @@ class Unchanged(AssertionKind):
                         yield Cover(need.file, f"{need.pointer}/{escaped}")
                 else:
                     yield Cover(need.file, need.pointer)
+
+    def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
+        get = records.quick_value
+        out: list[Quick | None] = []
+        for spec in specs:
+            out.append(None)
+            keys = spec.get("keys")
+            if keys is not None and (
+                type(keys) is not list or not all(type(k) is str for k in keys)
+            ):
+                continue
+            if not rest_plain(spec, "before", "after", "keys"):
+                continue
+            first, second = place(spec.get("before")), place(spec.get("after"))
+            if first is None or second is None or first == second:
+                continue
+            before, after = get(*first), get(*second)
+            if type(before) is not dict or type(after) is not dict:
+                continue  # MISS too
+            if keys is None:
+                keys = sorted(set(before) | set(after))
+            if not keys or any(k not in before or k not in after for k in keys):
+                continue
+            if all(json_equal(before[k], after[k]) for k in keys):
+                shown = ", ".join(f"{quote(k)}={show(before[k])}" for k in keys)
+                message = f"{len(keys)} value(s) unchanged: {shown}"
+                out[-1] = (message, (Read(*first), Read(*second)))
+        return out
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         keys = spec.get("keys")

@@ -24,12 +24,13 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from verifier.assertions import AssertionKind, Context, EvalError, Outcome, SpecError, kind_named
+from verifier.assertions import AssertionKind, Context, EvalError, Outcome, SpecError
+from verifier.assertions.batch import Quick
 from verifier.assertions.interface import plain, pointers_well_formed, quote
 from verifier.findings import Finding, Stage
 from verifier.json.pointer import is_pointer, pointer_problem
 from verifier.judge.records import Records, UndeclaredRead
-from verifier.report import AssertionResult, AssertionStatus, FileEntry, StageResult
+from verifier.report import AssertionResult, AssertionStatus, FileEntry, Read, StageResult
 
 INTERNAL_ERROR = "assertion.internal-error"
 
@@ -160,6 +161,7 @@ def check_consistency(
     only: Collection[int] | None = None,
     repeated: Collection[int] | None = None,
     record_count: int = 0,
+    batch: bool = True,
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
@@ -167,7 +169,9 @@ def check_consistency(
     of the spec (the results are theirs, in spec order; ``coverage --mutate`` re-judges only
     the assertions that read a changed record; ``repeated``: :func:`repeated_ids` of the
     spec's assertions, if already known). ``record_count``: how many records (besides the
-    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``."""
+    spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``.
+    ``batch``: let the kinds find their passes in one call each (the default; ``False``
+    evaluates every assertion one by one, which the tests compare it with)."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
@@ -218,47 +222,37 @@ def check_consistency(
         )
         return stage, results
 
-    seen: set[str] = set()
     if only is not None and repeated is None:
         repeated = repeated_ids(assertions)
     indexes = range(len(assertions)) if only is None else sorted(set(only))
-    for index in indexes:
-        if not 0 <= index < len(assertions):
+    rows = _rows(assertions, indexes, repeated, spec_path)
+    quick = _quick_passes(rows, records) if batch else [None] * len(rows)
+    passed = failed = errors = 0
+    append, new_result, passing = results.append, AssertionResult, AssertionStatus.PASSED
+    for (index, item, aid, kind_name, description, kind, early), found in zip(
+        rows, quick, strict=True
+    ):
+        if found is not None:
+            passed += 1
+            append(new_result(aid, kind_name, description, passing, found[0], found[1], None))
             continue
-        item = assertions[index]
-        at = f"/assertions/{index}"
-        ctx = Context(records, manifested, unread)
-        if not isinstance(item, dict):
-            item = {}
-        aid = _text(item, "id", f"#{index}")
-        if repeated is not None and index in repeated:
-            seen.add(aid)  # used by an earlier assertion, evaluated or not
-        kind_name = _text(item, "kind", "?")
-        description = _text(item, "description", "")
-        kind = kind_named(kind_name)
-        if aid in seen:
-            verdict = _Verdict(
-                AssertionStatus.ERROR,
-                f"the id {quote(aid)} is used twice in the spec",
-                None,
-                spec_path,
-                f"{at}/id",
-            )
-        elif kind is None:
-            verdict = _Verdict(
-                AssertionStatus.ERROR,
-                _unknown_kind(kind_name, item),
-                None,
-                spec_path,
-                f"{at}/kind" if "kind" in item else at,
-            )
+        reads: tuple[Read, ...] = ()
+        if early is not None:
+            verdict = early
         else:
-            verdict = _evaluate(kind, item, ctx, spec_path, at)
-        seen.add(aid)
-        reads = tuple(dict.fromkeys(ctx.reads))
+            assert kind is not None
+            ctx = Context(records, manifested, unread)
+            verdict = _evaluate(kind, item, ctx, spec_path, f"/assertions/{index}")
+            reads = tuple(dict.fromkeys(ctx.reads))
         status = verdict.status
         finding = None
-        if status is not AssertionStatus.PASSED:
+        if status is AssertionStatus.PASSED:
+            passed += 1
+        else:
+            if status is AssertionStatus.FAILED:
+                failed += 1
+            else:
+                errors += 1
             code = verdict.code or (
                 "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
             )
@@ -266,13 +260,100 @@ def check_consistency(
             message = f"{plain(aid)}: {verdict.message}{end}"
             finding = Finding(code, verdict.path, message, verdict.pointer)
             stage.findings.append(finding)
-        results.append(
-            AssertionResult(aid, kind_name, description, status, verdict.message, reads, finding)
-        )
+        append(new_result(aid, kind_name, description, status, verdict.message, reads, finding))
     stage.counts = {
         "assertions": len(results),
-        "passed": sum(r.status is AssertionStatus.PASSED for r in results),
-        "failed": sum(r.status is AssertionStatus.FAILED for r in results),
-        "errors": sum(r.status is AssertionStatus.ERROR for r in results),
+        "passed": passed,
+        "failed": failed,
+        "errors": errors,
     }
     return stage, results
+
+
+#: one assertion before it is evaluated: its index, the assertion, id, kind name,
+#: description, kind (``None``: unknown) and the verdict it has already (a repeated id, an
+#: unknown kind), if any
+_Row = tuple[int, dict[str, Any], str, str, str, AssertionKind | None, _Verdict | None]
+
+
+def _rows(
+    assertions: list[Any], indexes: Iterable[int], repeated: Collection[int] | None, spec_path: str
+) -> list[_Row]:
+    """The assertions at ``indexes``, in order, with what is known of each before it is
+    evaluated (an id used before, or a kind not registered, is an error already)."""
+    import verifier.assertions as registry  # the registry as it is when asked
+
+    kinds = registry.KINDS
+    seen: set[str] = set()
+    rows: list[_Row] = []
+    count = len(assertions)
+    for index in indexes:
+        if not 0 <= index < count:
+            continue
+        item = assertions[index]
+        if type(item) is not dict:
+            item = item if isinstance(item, dict) else {}
+        aid = item.get("id")
+        if type(aid) is not str:
+            aid = _text(item, "id", f"#{index}")
+        if repeated is not None and index in repeated:
+            seen.add(aid)  # used by an earlier assertion, evaluated or not
+        kind_name = item.get("kind")
+        if type(kind_name) is not str:
+            kind_name = _text(item, "kind", "?")
+        description = item.get("description")
+        if type(description) is not str:
+            description = _text(item, "description", "")
+        kind = kinds.get(kind_name)
+        early = None
+        if aid in seen:
+            early = _Verdict(
+                AssertionStatus.ERROR,
+                f"the id {quote(aid)} is used twice in the spec",
+                None,
+                spec_path,
+                f"/assertions/{index}/id",
+            )
+        elif kind is None:
+            early = _Verdict(
+                AssertionStatus.ERROR,
+                _unknown_kind(kind_name, item),
+                None,
+                spec_path,
+                f"/assertions/{index}/kind" if "kind" in item else f"/assertions/{index}",
+            )
+        seen.add(aid)
+        rows.append((index, item, aid, kind_name, description, kind, early))
+    return rows
+
+
+def _quick_passes(rows: list[_Row], records: Records) -> list[Quick | None]:
+    """For each row, its pass as the kind's batch path found it (:mod:`verifier.assertions
+    .batch`), or ``None``: each kind asked once, for all its assertions. A kind whose
+    ``evaluate`` is not defined beside its ``quick`` (a subclass that changed it), or whose
+    ``quick`` raises or answers out of step, has none: its assertions are evaluated one by
+    one."""
+    groups: dict[AssertionKind, list[int]] = {}
+    for at, (_, _, _, _, _, kind, early) in enumerate(rows):
+        if early is None and kind is not None:
+            groups.setdefault(kind, []).append(at)
+    out: list[Quick | None] = [None] * len(rows)
+    for kind, members in groups.items():
+        if not _has_batch(kind):
+            continue
+        try:
+            answers = kind.quick([rows[at][1] for at in members], records)
+        except Exception:  # a bug in the batch path: the generic path reports what it finds
+            continue
+        if not isinstance(answers, list) or len(answers) != len(members):
+            continue
+        for at, answer in zip(members, answers, strict=True):
+            out[at] = answer
+    return out
+
+
+def _has_batch(kind: AssertionKind) -> bool:
+    for klass in type(kind).__mro__:
+        if "evaluate" in vars(klass):
+            return "quick" in vars(klass)
+    return False

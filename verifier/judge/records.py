@@ -126,6 +126,34 @@ class Records:
         count = self._value(path, pointer, got)
         return None if count == NOT_AN_ARRAY else int(count)
 
+    def quick_value(self, path: str, pointer: str) -> Any:
+        """The value extracted at ``pointer`` from the record at ``path``, or :data:`MISS`
+        for anything :meth:`resolve` would raise about or read from a whole document (the
+        batch path of the kinds: the generic path explains it)."""
+        if path in self._documents:
+            return MISS
+        extracted = self._extracted.get(path)
+        if extracted is None:
+            return MISS
+        got = extracted.get(pointer, MISS)
+        return MISS if type(got) is Unresolved else got
+
+    def quick_length(self, path: str, pointer: str) -> Any:
+        """The element count :meth:`length` gives, or :data:`MISS` where it would raise, read
+        a whole document, or find no array."""
+        if path in self._documents:
+            return MISS
+        extracted = self._extracted.get(path)
+        if extracted is None:
+            return MISS
+        got = extracted.get("#" + pointer, MISS)
+        if got is MISS:
+            value = extracted.get(pointer, MISS)
+            return len(value) if type(value) is list else MISS
+        if type(got) is not int or got == NOT_AN_ARRAY:
+            return MISS
+        return got
+
     @staticmethod
     def _value(path: str, pointer: str, got: Any) -> Any:
         if got is _NOT_EXTRACTED:  # a reader that did not declare its need: a bug, not a pass
@@ -136,5 +164,7 @@ class Records:
 
 
 _NOT_EXTRACTED: Any = object()
+#: what :meth:`Records.quick_value` answers where the generic path has something to explain
+MISS: Any = object()
 
-__all__ = ["Records", "UndeclaredRead"]
+__all__ = ["MISS", "Records", "UndeclaredRead"]
