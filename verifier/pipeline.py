@@ -31,6 +31,7 @@ from verifier.judge.report import hint_names, judge_first, judge_integrity, judg
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
 from verifier.plan.options import Options, check_options
+from verifier.plan.plan import Plan
 from verifier.report import Report
 from verifier.sources import Source, SourceError, open_source
 from verifier.sources.capabilities import FileDetails
@@ -84,10 +85,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     plan.signed = b""
     records = plan.records
     facts = Facts()
-    for name, data in plan.preread.items():
-        facts.digests[name] = _digest_bytes(data, False, None, plan.algorithms(name))
-        if plan.parse and records.parsed(name):
-            facts.held[name] = data
+    _digest_preread(plan, facts)
     # the schemas and documents first, here: the bundle and what every record must yield
     early = [plan.task(source, n) for n in plan.order if plan.early(n)]
     inspect_all(source, records.bundle, early, facts, options, here=True)
@@ -138,6 +136,18 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         read_processes=max(1, len(facts.pids)),
         executors=facts.executors,
     )
+
+
+def _digest_preread(plan: Plan, facts: Facts) -> None:
+    """The digests of the files the plan read itself (the manifest, a layout's own files);
+    a record's bytes are held for its parse. The manifest's bytes are dropped then (a tenth
+    of a large run's memory): digested and parsed, nothing reads them again."""
+    for name, data in plan.preread.items():
+        facts.digests[name] = _digest_bytes(data, False, None, plan.algorithms(name))
+        if plan.parse and plan.records.parsed(name):
+            facts.held[name] = data
+    if plan.rel is not None and plan.rel not in plan.layout.preread:
+        plan.preread.pop(plan.rel, None)
 
 
 def portable(location: Any, root: str) -> str:

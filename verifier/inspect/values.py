@@ -4,6 +4,7 @@ records' size."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,12 @@ def extract(value: Any, wants: Wants) -> Extracted:
             continue
         if length:
             out["#" + pointer] = len(found) if isinstance(found, list) else NOT_AN_ARRAY
+        elif type(found) is dict and found:
+            # an object's keys shared between the records of a batch (the same counters in
+            # every run record): pickled once per batch, held once per batch in the main
+            # process, instead of once per record
+            intern = sys.intern
+            out[pointer] = {intern(k): v for k, v in found.items()}
         else:
             out[pointer] = found
     return out
