@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 #: ``document`` (a record kept whole: the assertion spec, the case catalogue, read first),
 #: ``other`` (hashed only)
 ROLES = ("record", "schema", "document", "other")
+_EARLY = frozenset({"schema", "document"})  # read first, in the main process
 
 
 class FileTask(NamedTuple):
@@ -100,17 +101,11 @@ class Plan:
         return None
 
     def early(self, name: str) -> bool:
-        return self.parse and self.records.parsed(name) and self.records.early(name)
+        return self.parse and self.records.classify(name)[0] in _EARLY
 
     def task(self, source: Source, name: str) -> FileTask:
         records = self.records
-        role, inner = "other", None
-        if self.parse and records.parsed(name):
-            inner = records.inner(name)
-            if records.early(name):
-                role = "document" if inner is not None else "schema"
-            elif inner is not None:
-                role = "record"
+        role, inner = records.classify(name) if self.parse else ("other", None)
         wants = records.wants(inner) if role == "record" and inner is not None else ()
         listed = self.listed_sha256(name)
         reads = source.capability(WorkerReads)  # none: read here by name, in one pass

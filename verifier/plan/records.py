@@ -41,19 +41,41 @@ class RecordPlan:
     index: NeedIndex | None = None
     #: the spec's ``transcripts`` list: (glob, shape or None, leaf), read in :meth:`prepare`
     containers: tuple[tuple[str, str | None, bool], ...] = ()
+    globs: tuple[Glob, ...] = ()  # the containers' patterns, compiled
 
     def is_record(self, inner: str) -> bool:
-        if self.container_of(inner) is not None:
+        if self.containers and self.container_of(inner) is not None:
             return True
         return inner.startswith(self.records_dir.strip("/") + "/") and inner.endswith(".json")
 
     def container_of(self, inner: str) -> tuple[str | None, bool] | None:
         """The shape (``None``: detected) and ``--leaf`` of a file the spec declares a
         transcript container, or ``None``."""
-        for pattern, shape, leaf in self.containers:
-            if inner != self.spec_path and Glob(pattern).match(inner):
+        if not self.containers or inner == self.spec_path:
+            return None
+        if len(self.globs) != len(self.containers):  # compiled once per spec, not per file
+            self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
+        for glob, (_, shape, leaf) in zip(self.globs, self.containers, strict=True):
+            if glob.match(inner):
                 return shape, leaf
         return None
+
+    def classify(self, name: str) -> tuple[str, str | None]:
+        """A source path's role and its record path inside the content root: ``("schema",
+        None)``, ``("document", inner)`` (the spec, the catalogue: read first), ``("record",
+        inner)``, or ``("other", None)`` (not parsed): what :meth:`parsed`, :meth:`inner` and
+        :meth:`early` say together, decided once per file."""
+        prefix = self.prefix
+        if not name.startswith(prefix):
+            return "other", None
+        inner = name[len(prefix) :]
+        if is_schema_path(inner, self.schemas_dir):
+            return "schema", None
+        if not self.is_record(inner):
+            return "other", None
+        if inner == self.spec_path or inner in self.documents:
+            return "document", inner
+        return "record", inner
 
     def inner(self, name: str) -> str | None:
         """The record path inside the content root of a source path, or ``None`` if it is
@@ -102,6 +124,7 @@ class RecordPlan:
             if value is not None:
                 self.kept[path] = value
         self.containers = containers_in(self.kept.get(self.spec_path))
+        self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
         needs: list[Need] = []
         if self.consistency:
             needs.extend(needs_of(self.kept.get(self.spec_path)))
