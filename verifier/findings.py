@@ -444,6 +444,26 @@ def severity_of(code: str) -> Severity:
 
 
 @dataclass(frozen=True, slots=True)
+class Cause:
+    """The earlier finding a finding is blocked by (cascade control): the finding that made
+    a file unusable (its digest, its absence, its parse) names it here when an assertion or
+    a catalogue cell that read that file could not be judged on its own. ``fingerprint`` is
+    the cause's :func:`verifier.fingerprint.fingerprint`, so a view can find it again."""
+
+    code: str
+    path: str
+    pointer: str | None
+    fingerprint: str
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "path": self.path}
+        if self.pointer is not None:
+            out["pointer"] = self.pointer
+        out["fingerprint"] = self.fingerprint
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem: found by a stage of ``check``, by ``coverage``, or in a transcript
     (``transcript check``: there ``index``, ``call_id`` and ``tool`` name the message, call id
@@ -464,6 +484,14 @@ class Finding:
     #: the file ``line`` and ``column`` count in, when it is not ``path``: a manifest line's
     #: finding about a listed file (``path``) is placed on its line of the manifest (``at``)
     at: str | None = None
+    #: the earlier finding this one is blocked by (cascade control), when it has one: it is
+    #: still reported with its own code, and views show it once under its cause
+    cause: Cause | None = None
+
+    @property
+    def blocked(self) -> bool:
+        """Whether an earlier finding caused this one (see :class:`Cause`)."""
+        return self.cause is not None
 
     @property
     def location_path(self) -> str:
@@ -505,4 +533,6 @@ class Finding:
         ):
             if value is not None:
                 out[key] = value
+        if self.cause is not None:
+            out["cause"] = self.cause.to_dict()
         return out

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
 from verifier.inspect.schemas import is_schema_path
+from verifier.judge.cascade import link_causes
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, unread_reasons
 from verifier.judge.hints import Hinter, index_names
@@ -173,6 +174,7 @@ def judge_records(
         records=validity.records.rebased(content),
         content_root=content,
     )
+    link_causes(report)  # a finding caused by an earlier one names it (cascade control)
     return report
 
 

@@ -74,3 +74,63 @@ def capped(findings: list[Finding], limit: int) -> tuple[list[Finding], int]:
         return findings, 0
     ordered = [f for _, items in by_severity(findings) for f in items]
     return ordered[:limit], len(findings) - limit
+
+
+def _cause_key(finding: Finding) -> tuple[str, str, str | None, str]:
+    from verifier.fingerprint import fingerprint
+
+    return (finding.code, finding.path, finding.pointer, fingerprint(finding))
+
+
+def cascade(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """Cascade control in a view: every finding that is not blocked by another of
+    ``findings``, in order, each with the findings it blocks (in order). A blocked finding
+    whose cause is not among ``findings`` (accepted, or left out by a cap) stands alone."""
+    wanted = {
+        (f.cause.code, f.cause.path, f.cause.pointer, f.cause.fingerprint): f.cause
+        for f in findings
+        if f.cause is not None
+    }
+    if not wanted:
+        return [(f, []) for f in findings]
+    near = {k[:3] for k in wanted}
+    heads: dict[tuple[str, str, str | None, str], Finding] = {}
+    for f in findings:
+        if f.cause is None and (f.code, f.path, f.pointer) in near:
+            heads.setdefault(_cause_key(f), f)
+    blocked: dict[int, list[Finding]] = {}
+    for f in findings:
+        if f.cause is not None:
+            head = heads.get((f.cause.code, f.cause.path, f.cause.pointer, f.cause.fingerprint))
+            if head is not None:
+                blocked.setdefault(id(head), []).append(f)
+    shown = {id(f) for items in blocked.values() for f in items}
+    return [(f, blocked.get(id(f), [])) for f in findings if id(f) not in shown]
+
+
+def blocked_summary(blocked: Sequence[Finding]) -> str:
+    """``28 findings blocked by it (23 assertion.error, 5 catalogue.unresolved)``."""
+    counts: dict[str, int] = {}
+    for f in blocked:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    parts = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
+    noun = "finding" if len(blocked) == 1 else "findings"
+    return f"{len(blocked)} {noun} blocked by it ({parts})"
+
+
+def blocked_by(finding: Finding) -> str:
+    """`` (blocked by manifest.missing on path)`` for a blocked finding shown alone (archive
+    text as it is: each view makes it inert its own way)."""
+    if finding.cause is None:
+        return ""
+    return f" (blocked by {finding.cause.code} on {finding.cause.path})"
+
+
+def cascade_line(groups: Sequence[tuple[Finding, list[Finding]]]) -> str | None:
+    """``; 28 of them blocked by 1 earlier finding, listed under it`` (None: none blocked)."""
+    blocked = sum(len(items) for _, items in groups)
+    if not blocked:
+        return None
+    causes = sum(1 for _, items in groups if items)
+    noun = "finding" if causes == 1 else "findings"
+    return f"{blocked} of them blocked by {causes} earlier {noun}, shown under it"

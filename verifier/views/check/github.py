@@ -12,6 +12,11 @@ warning saying how many and where to see them all (``--format text`` or ``--form
 the same run, the SARIF upload), then the summary: 50 lines at most. When a level has more
 than 10 annotations, the summary says that GitHub's step view shows only the first 10.
 
+Cascade control: a finding blocked by an earlier one (an assertion that read a file whose
+digest, presence or parse failed) is still annotated, after the independent ones (so the cap
+drops it first), and says which finding it is blocked by; the cause's annotation says how
+many findings it blocks.
+
 Archive text goes through :func:`verifier.views.inert.github_data` and
 :func:`~verifier.views.inert.github_property`: control characters are visible escapes, and
 ``%``, CR and LF (and ``:`` and ``,`` in properties) are escaped as the runner expects, so no
@@ -25,7 +30,14 @@ from types import MappingProxyType
 from verifier.findings import Finding, Severity
 from verifier.report import Report
 from verifier.views.check.text import authenticity_detail
-from verifier.views.findings import capped, count_line
+from verifier.views.findings import (
+    blocked_by,
+    blocked_summary,
+    capped,
+    cascade,
+    cascade_line,
+    count_line,
+)
 from verifier.views.inert import github_data, github_property
 
 COMMAND = MappingProxyType(
@@ -35,7 +47,7 @@ MAX_ANNOTATIONS = 48  # GitHub keeps 50 annotations a job: 48, 'more' and the su
 SHOWN_PER_STEP = 10  # GitHub shows 10 error and 10 warning annotations of a step
 
 
-def _annotation(report: Report, finding: Finding) -> str:
+def _annotation(report: Report, finding: Finding, blocked: list[Finding] | None = None) -> str:
     props = [
         f"file={github_property(report.ci_path(finding.location_path))}",
         f"title={github_property(finding.code)}",
@@ -49,15 +61,21 @@ def _annotation(report: Report, finding: Finding) -> str:
         message = f"{finding.pointer}: {message}"
     if finding.at is not None:
         message = f"{finding.path}: {message}"
+    message += blocked_by(finding)
     if finding.hint:
         message += f" (hint: {finding.hint})"
+    if blocked:
+        message += f"; {blocked_summary(blocked)}"
     return f"::{COMMAND[finding.severity]} {','.join(props)}::{github_data(message)}"
 
 
 def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
     findings = report.findings
-    kept, more = capped(findings, limit)
-    lines = [_annotation(report, f) for f in kept]
+    groups = cascade(findings)
+    blocks = {id(f): items for f, items in groups}
+    ordered = [f for f, _ in groups] + [b for _, items in groups for b in items]
+    kept, more = capped(ordered, limit)
+    lines = [_annotation(report, f, blocks.get(id(f))) for f in kept]
     if more:
         lines.append(
             "::warning title=verify-evidence: more findings::"
@@ -71,6 +89,9 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
     summary = f"{stages}; {report.summary_line}; {authenticity_detail(report)}"
     if findings:
         summary += f"; {count_line(findings)}"
+        chained = cascade_line(groups)
+        if chained:
+            summary += f" ({chained})"
     crowded = [
         s.value
         for s in (Severity.ERROR, Severity.WARNING)

@@ -4,6 +4,11 @@ per assertion (consistency). Only a finding of severity error fails: it becomes 
 (``assertion.error``, ``assertion.internal-error``); warnings and notes are listed in the
 case's ``<system-out>``.
 
+A test case whose only errors are blocked by an earlier finding (cascade control: an
+assertion that read a file whose digest, presence or parse failed) is ``<skipped>``, naming
+the cause, which fails its own case once; a case with errors of its own lists its blocked
+ones in ``<system-out>``.
+
 Archive text goes through :func:`verifier.views.inert.xml_text` (visible escapes for
 control and format characters, then XML escaping): the output holds only characters XML 1.0
 allows and parses with any XML parser. Deterministic: sorted cases, ``time="0"``, no
@@ -16,7 +21,7 @@ from collections import defaultdict
 
 from verifier.findings import Finding, Severity, Stage
 from verifier.report import AssertionResult, AssertionStatus, Report
-from verifier.views.findings import location
+from verifier.views.findings import blocked_by, cascade, location
 from verifier.views.inert import xml_attr as quoteattr
 from verifier.views.inert import xml_text as escape
 
@@ -51,18 +56,25 @@ def _errors(found: list[Finding]) -> list[Finding]:
     return [f for f in found if f.severity is Severity.ERROR]
 
 
-def _counts(cases: list[Case]) -> tuple[int, int]:
-    """(failures, errors): the cases with a ``<failure>``, and those with an ``<error>``."""
-    failures = sum(1 for _, found in cases if any(not _is_error(f) for f in _errors(found)))
-    errors = sum(1 for _, found in cases if any(_is_error(f) for f in _errors(found)))
-    return failures, errors
+def _live(found: list[Finding], blocked: frozenset[Finding]) -> list[Finding]:
+    """The errors of a case that are not blocked by a finding the report shows."""
+    return [f for f in _errors(found) if f not in blocked]
 
 
-def _suite(name: str, cases: list[Case]) -> list[str]:
-    failures, errors = _counts(cases)
+def _counts(cases: list[Case], blocked: frozenset[Finding] = frozenset()) -> tuple[int, int, int]:
+    """(failures, errors, skipped): the cases with a ``<failure>``, those with an
+    ``<error>``, and those whose only errors are blocked by an earlier finding."""
+    failures = sum(1 for _, f in cases if any(not _is_error(x) for x in _live(f, blocked)))
+    errors = sum(1 for _, f in cases if any(_is_error(x) for x in _live(f, blocked)))
+    skipped = sum(1 for _, f in cases if _errors(f) and not _live(f, blocked))
+    return failures, errors, skipped
+
+
+def _suite(name: str, cases: list[Case], blocked: frozenset[Finding] = frozenset()) -> list[str]:
+    failures, errors, skipped = _counts(cases, blocked)
     out = [
         f'  <testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
-        f'errors="{errors}" skipped="0" time="0">'
+        f'errors="{errors}" skipped="{skipped}" time="0">'
     ]
     for case_name, found in cases:
         label = quoteattr(case_name)
@@ -71,10 +83,18 @@ def _suite(name: str, cases: list[Case]) -> list[str]:
             out.append(head + "/>")
             continue
         out.append(head + ">")
-        out.extend(_failure(f) for f in _errors(found))
+        live = _live(found, blocked)
+        out.extend(_failure(f) for f in live)
+        held = [f for f in _errors(found) if f in blocked]
+        if held and not live:
+            why = "; ".join(dict.fromkeys(blocked_by(f).strip(" ()") for f in held))
+            out.append(f"      <skipped message={quoteattr(why)}/>")
         lesser = [f for f in found if f.severity is not Severity.ERROR]
-        if lesser:
-            text = "\n".join(escape(f"{f.severity.value}: {_body(f)}") for f in lesser)
+        shown = [*(f for f in held if live), *lesser]
+        if shown:
+            text = "\n".join(
+                escape(f"{f.severity.value}: {_body(f)}{blocked_by(f)}") for f in shown
+            )
             out.append(f"      <system-out>{text}</system-out>")
         out.append("    </testcase>")
     out.append("  </testsuite>")
@@ -165,7 +185,8 @@ def render(report: Report) -> str:
     suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
     signed, signed_tests, signed_failures = _authenticity(report, by_stage[Stage.AUTHENTICITY])
     tests = signed_tests + sum(len(cases) for _, cases in suites)
-    counted = [_counts(cases) for _, cases in suites]
+    held = frozenset(f for _, items in cascade(report.findings) for f in items)
+    counted = [_counts(cases, held) for _, cases in suites]
     failures = signed_failures + sum(c[0] for c in counted)
     errors = sum(c[1] for c in counted)
     lines = [
@@ -175,6 +196,6 @@ def render(report: Report) -> str:
         *signed,
     ]
     for name, cases in suites:
-        lines.extend(_suite(name, cases))
+        lines.extend(_suite(name, cases, held))
     lines.append("</testsuites>")
     return "\n".join(lines) + "\n"

@@ -11,7 +11,14 @@ from __future__ import annotations
 from verifier.findings import Severity
 from verifier.report import AssertionStatus, Report
 from verifier.views.check.text import authenticity_detail, stage_detail, unchecked_line
-from verifier.views.findings import count_line, location
+from verifier.views.findings import (
+    blocked_by,
+    blocked_summary,
+    cascade,
+    cascade_line,
+    count_line,
+    location,
+)
 from verifier.views.inert import markdown as _esc
 
 MAX_FINDINGS = 200
@@ -59,21 +66,25 @@ def render(report: Report) -> str:
         lines += [f"| {_esc(a.id)} | {a.status.value} | {_esc(a.message)} |" for a in not_passed]
     findings = report.findings
     if findings:
+        groups = cascade(findings)
+        chained = cascade_line(groups)
         lines += [
             "",
             "### Findings",
             "",
-            count_line(findings) + ".",
+            count_line(findings) + (f"; {chained}" if chained else "") + ".",
             "",
             "| Severity | Code | Where | Message |",
             "|---|---|---|---|",
         ]
-        for f in findings[:MAX_FINDINGS]:
+        for f, blocked in groups[:MAX_FINDINGS]:
             where = location(f, str)
-            message = f.message + (f" (hint: {f.hint})" if f.hint else "")
+            message = f.message + blocked_by(f) + (f" (hint: {f.hint})" if f.hint else "")
+            if blocked:
+                message += f"; {blocked_summary(blocked)}"
             lines.append(f"| {f.severity.value} | `{f.code}` | {_esc(where)} | {_esc(message)} |")
-        if len(findings) > MAX_FINDINGS:
-            lines.append(f"\n{len(findings) - MAX_FINDINGS} more findings: see the JSON report.")
+        if len(groups) > MAX_FINDINGS:
+            lines.append(f"\n{len(groups) - MAX_FINDINGS} more findings: see the JSON report.")
     from verifier.table import DEFAULT_CATALOGUE, build_table
     from verifier.views.table.markdown_view import render_table
 

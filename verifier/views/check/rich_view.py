@@ -19,7 +19,14 @@ from verifier.views.check.text import (
     stage_detail,
     unchecked_line,
 )
-from verifier.views.findings import count_line, location
+from verifier.views.findings import (
+    blocked_by,
+    blocked_summary,
+    cascade,
+    cascade_line,
+    count_line,
+    location,
+)
 from verifier.views.inert import visible
 from verifier.views.terminal import SEVERITY_STYLE, grid, plain, stacked
 
@@ -69,14 +76,15 @@ def show(report: Report, out: Console) -> None:
     if not findings:
         out.print(Text("No findings.", style="green"))
         return
+    groups = cascade(findings)
+    chained = cascade_line(groups)
+    title = count_line(findings) + (f"; {chained}" if chained else "")
     if stacked(out):
-        _stacked_findings(findings, out)
+        _stacked_findings(groups, title, out)
         return
-    ftable = grid(("severity", "where", "code", "message"), title=Text(count_line(findings)))
-    for finding in findings:
-        message = plain(finding.message)
-        if finding.hint:
-            message.append("\nhint: " + visible(finding.hint))
+    ftable = grid(("severity", "where", "code", "message"), title=Text(title))
+    for finding, blocked in groups:
+        message = _message(finding, blocked, "")
         ftable.add_row(
             Text(finding.severity.value, style=SEVERITY_STYLE[finding.severity]),
             Text(location(finding)),
@@ -86,11 +94,24 @@ def show(report: Report, out: Console) -> None:
     out.print(ftable)
 
 
-def _stacked_findings(findings: list[Finding], out: Console) -> None:
+def _message(finding: Finding, blocked: list[Finding], indent: str) -> Text:
+    """A finding's message, its hint, the cause it is blocked by (shown alone), and how many
+    findings it blocks."""
+    message = plain(indent + finding.message + blocked_by(finding))
+    if finding.hint:
+        message.append(f"\n{indent}hint: " + visible(finding.hint))
+    if blocked:
+        message.append(f"\n{indent}{blocked_summary(blocked)}", style="yellow")
+    return message
+
+
+def _stacked_findings(
+    groups: list[tuple[Finding, list[Finding]]], title: str, out: Console
+) -> None:
     """Each finding as a block (severity and code, then where, then the message, indented):
     no column is narrowed, so a path or a digest wraps only where the terminal ends."""
-    out.print(Text(count_line(findings), style="bold"))
-    for finding in findings:
+    out.print(Text(title, style="bold"))
+    for finding, blocked in groups:
         out.print(
             Text.assemble(
                 (finding.severity.value, SEVERITY_STYLE[finding.severity]),
@@ -99,7 +120,4 @@ def _stacked_findings(findings: list[Finding], out: Console) -> None:
             )
         )
         out.print(Text("  " + location(finding), overflow="fold"))
-        message = plain("  " + finding.message)
-        if finding.hint:
-            message.append("\n  hint: " + visible(finding.hint))
-        out.print(message)
+        out.print(_message(finding, blocked, "  "))

@@ -16,6 +16,26 @@ Each result has ``partialFingerprints`` from its code, path and pointer (and, fo
 results alike in those, their rank among them), never its line: a finding keeps its
 fingerprint when lines above it move, so code scanning tracks it across runs.
 
+Cascade control: a finding blocked by an earlier one (an assertion or catalogue cell that read
+a file whose digest, presence or parse failed; :mod:`verifier.judge.cascade`) is still a
+result of its own, after the independent ones (so a cap drops it first), and carries:
+
+- ``suppressions``: one ``external`` suppression, status ``accepted``, whose justification
+  names the cause (§3.27.23 and §3.35: a request to exclude a result from result lists and
+  bug counts, so a consumer counts the cause once, not each of its consequences; code
+  scanning shows it as a closed alert). The spec requires ``suppressions`` on every result
+  of a run or on none, so when any result is blocked every other one has an empty array
+  ("not suppressed"); a run with nothing blocked has none at all;
+- ``relatedLocations`` (§3.27.22, "a location relevant to understanding the result"): the
+  cause's location, with its code and message.
+
+The cause's message says how many findings it blocks, and its ``relatedLocations`` are the
+first :data:`MAX_RELATED` of them. Why not drop the blocked results and keep them only as the
+cause's related locations: a SARIF consumer then could not count, track or fingerprint them
+(the JSON report and SARIF would disagree on the findings), and a related location is not a
+result a consumer can filter on. A suppression says exactly "this result is not counted, for
+this reason" and keeps it.
+
 Deterministic: no timestamps, no absolute paths of the machine.
 """
 
@@ -30,7 +50,7 @@ from verifier.findings import CODES, Finding, Stage, severity_of
 from verifier.json.write import dumps_report
 from verifier.report import Report
 from verifier.views.clean import clean, clean_str
-from verifier.views.findings import capped
+from verifier.views.findings import blocked_by, blocked_summary, capped, cascade
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 25_000  # GitHub code scanning's limit of results per run
@@ -38,6 +58,9 @@ TRUNCATED = "verify-evidence.truncated"
 #: where a rule's help lives: the README's codes table, shipped beside the tool
 HELP_URI = "README.md#finding-codes"
 FINGERPRINT = "verifyEvidenceFinding/v1"
+#: at most this many related locations on a result (GitHub code scanning keeps 100 locations
+#: of a result and rejects one with more than 1,000)
+MAX_RELATED = 100
 
 
 def _name(code: str) -> str:
@@ -100,7 +123,7 @@ def fingerprints(findings: list[Finding]) -> list[str]:
     return out
 
 
-def _result(report: Report, finding: Finding, index: int, fingerprint: str) -> dict[str, Any]:
+def _physical(report: Report, finding: Finding) -> dict[str, Any]:
     physical: dict[str, Any] = {
         "artifactLocation": {
             "uri": quote(clean_str(report.ci_path(finding.location_path)), safe="/-._~"),
@@ -112,21 +135,66 @@ def _result(report: Report, finding: Finding, index: int, fingerprint: str) -> d
         if finding.column is not None:
             region["startColumn"] = finding.column
         physical["region"] = region
+    return physical
+
+
+def _related(report: Report, findings: list[Finding], role: str) -> list[dict[str, Any]]:
+    """``findings`` as related locations, each with its code and message (``role`` before
+    it), at most :data:`MAX_RELATED`."""
+    out = []
+    for number, f in enumerate(findings[:MAX_RELATED]):
+        text = f"{role}: {f.code}: {f.message}"
+        if f.pointer is not None:
+            text = f"{role}: {f.code} at {f.pointer}: {f.message}"
+        physical = _physical(report, f)
+        out.append({"id": number, "physicalLocation": physical, "message": {"text": text}})
+    return out
+
+
+def _result(
+    report: Report,
+    finding: Finding,
+    index: int,
+    fingerprint: str,
+    blocked: list[Finding] | None = None,
+    cause: Finding | None = None,
+) -> dict[str, Any]:
+    text = finding.message
+    if blocked:
+        text += f" {blocked_summary(blocked)[0].upper()}{blocked_summary(blocked)[1:]}"
+        if len(blocked) > MAX_RELATED:
+            text += f"; the first {MAX_RELATED} are its related locations"
+        text += "."
+    if cause is not None:
+        text += blocked_by(finding)
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index,
         "level": finding.severity.value,
-        "message": {"text": finding.message},
-        "locations": [{"physicalLocation": physical}],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": _physical(report, finding)}],
         "partialFingerprints": {FINGERPRINT: fingerprint},
     }
-    properties = {}
+    if blocked:
+        result["relatedLocations"] = _related(report, blocked, "blocked by this result")
+    if cause is not None:
+        result["relatedLocations"] = _related(report, [cause], "blocked by")
+        result["suppressions"] = [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": f"{blocked_by(finding).strip(' ()')}: counted once, there",
+            }
+        ]
+    properties: dict[str, Any] = {}
     if finding.pointer is not None:
         properties["jsonPointer"] = finding.pointer
     if finding.hint is not None:
         properties["hint"] = finding.hint
     if finding.at is not None:
         properties["subject"] = finding.path  # the listed file a manifest line is about
+    if finding.cause is not None:
+        properties["cause"] = finding.cause.to_dict()
     if properties:
         result["properties"] = properties
     return result
@@ -137,8 +205,15 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     findings = report.findings
     prints = dict(zip(map(id, findings), fingerprints(findings), strict=True))
-    kept, left_out = capped(findings, limit - 1 if len(findings) > limit else limit)
-    results = [_result(report, f, index[f.code], prints[id(f)]) for f in kept]
+    groups = cascade(findings)
+    blocks = {id(f): items for f, items in groups}
+    cause_of = {id(b): f for f, items in groups for b in items}
+    ordered = [f for f, _ in groups] + [b for _, items in groups for b in items]
+    kept, left_out = capped(ordered, limit - 1 if len(findings) > limit else limit)
+    results = [
+        _result(report, f, index[f.code], prints[id(f)], blocks.get(id(f)), cause_of.get(id(f)))
+        for f in kept
+    ]
     if left_out:
         results.append(
             {
@@ -153,6 +228,9 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                 "partialFingerprints": {FINGERPRINT: TRUNCATED},
             }
         )
+    if cause_of:  # suppressions on every result of the run, or on none (§3.27.23)
+        for result in results:
+            result.setdefault("suppressions", [])
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -181,6 +259,7 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                     "signatures": [c.to_dict() for c in report.signatures],
                     "findings": len(findings),
                     "resultsLeftOut": left_out,
+                    "blockedFindings": len(cause_of),
                 },
             }
         ],

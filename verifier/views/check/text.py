@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from verifier.findings import Severity
 from verifier.report import Report, StageResult, StageStatus
-from verifier.views.findings import by_severity, count_line, finding_line
+from verifier.views.findings import (
+    blocked_by,
+    blocked_summary,
+    by_severity,
+    cascade,
+    cascade_line,
+    count_line,
+    finding_line,
+)
 from verifier.views.inert import visible
 
 
@@ -142,10 +150,16 @@ def render(report: Report) -> str:
     advice = advice_line(report)
     findings = report.findings
     if findings:
-        lines.append(count_line(findings) + ":")
-        for severity, items in by_severity(findings):
+        groups = cascade(findings)
+        blocked = {id(f): items for f, items in groups}
+        chained = cascade_line(groups)
+        lines.append(count_line(findings) + (f"; {chained}" if chained else "") + ":")
+        for severity, items in by_severity([f for f, _ in groups]):
             lines.append(f"{severity.value}s:")
-            lines.extend(finding_line(f) for f in items)
+            for f in items:
+                lines.append(finding_line(f) + visible(blocked_by(f)))
+                if blocked[id(f)]:
+                    lines.append(f"  {blocked_summary(blocked[id(f)])}; --format json lists each")
         if advice:
             lines.append(advice)
     else:
