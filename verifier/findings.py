@@ -464,6 +464,26 @@ class Cause:
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """Another place a finding is about: the entry of the assertion spec whose assertion
+    made a finding filed on the record it read (``path`` the spec, ``pointer`` the entry,
+    ``line`` and ``column`` where it starts, when placed)."""
+
+    path: str
+    pointer: str
+    line: int | None = None
+    column: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "pointer": self.pointer}
+        if self.line is not None:
+            out["line"] = self.line
+        if self.column is not None:
+            out["column"] = self.column
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem: found by a stage of ``check``, by ``coverage``, or in a transcript
     (``transcript check``: there ``index``, ``call_id`` and ``tool`` name the message, call id
@@ -487,6 +507,9 @@ class Finding:
     #: the earlier finding this one is blocked by (cascade control), when it has one: it is
     #: still reported with its own code, and views show it once under its cause
     cause: Cause | None = None
+    #: the spec entry of the assertion that made this finding, when it is filed elsewhere
+    #: (on the record the assertion read): ``evidence/assertions.json#/assertions/8``
+    related: Related | None = None
 
     @property
     def blocked(self) -> bool:
@@ -535,4 +558,6 @@ class Finding:
                 out[key] = value
         if self.cause is not None:
             out["cause"] = self.cause.to_dict()
+        if self.related is not None:
+            out["related"] = self.related.to_dict()
         return out

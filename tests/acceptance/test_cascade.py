@@ -103,8 +103,9 @@ def test_sarif_suppresses_each_consequence_and_relates_it_to_its_cause(archive: 
         (s,) = r["suppressions"]
         assert (s["kind"], s["status"]) == ("external", "accepted")
         assert "manifest.mismatch" in s["justification"]
-        (related,) = r["relatedLocations"]
+        related = r["relatedLocations"][0]  # the cause (then the assertion's spec entry)
         assert related["physicalLocation"]["artifactLocation"]["uri"] == "manifest.sha256"
+        assert related["message"]["text"].startswith("blocked by: manifest.mismatch: ")
     (cause,) = [r for r in results if r["ruleId"] == "manifest.mismatch"]
     assert cause["suppressions"] == []
     assert len(cause["relatedLocations"]) == len(held)

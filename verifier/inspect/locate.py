@@ -42,18 +42,25 @@ def _wanted(report: Report) -> dict[str, set[str]]:
     sizes = {f.path: f.size for f in report.files if f.sha256 is not None}
     wanted: dict[str, set[str]] = {}
     budget = MAX_TOTAL_BYTES
-    for finding in report.findings:
-        if not unplaced(finding) or finding.pointer is None:
+    places = [(f.path, f.pointer) for f in report.findings if unplaced(f)]
+    # the spec entry an assertion's finding on a record came from (Finding.related)
+    places += [
+        (f.related.path, f.related.pointer)
+        for f in report.findings
+        if f.related is not None and f.related.line is None
+    ]
+    for path, pointer in places:
+        if pointer is None:
             continue
-        size = sizes.get(finding.path)
+        size = sizes.get(path)
         if size is None or size > MAX_FILE_BYTES:
             continue
-        if finding.path not in wanted:
+        if path not in wanted:
             if len(wanted) >= MAX_FILES or size > budget:
                 continue
             budget -= size
-            wanted[finding.path] = set()
-        wanted[finding.path].add(finding.pointer)
+            wanted[path] = set()
+        wanted[path].add(pointer)
     return wanted
 
 
@@ -105,7 +112,13 @@ def _read(stream: Stream, limit: int) -> bytes:
 
 
 def _placed(finding: Finding, placed: dict[str, dict[str, tuple[int, int]]]) -> Finding:
-    return with_position(finding, placed.get(finding.path, {}))
+    finding = with_position(finding, placed.get(finding.path, {}))
+    related = finding.related
+    if related is not None and related.line is None:
+        where = placed.get(related.path, {}).get(related.pointer)
+        if where is not None:
+            finding = replace(finding, related=replace(related, line=where[0], column=where[1]))
+    return finding
 
 
 __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "place_findings"]

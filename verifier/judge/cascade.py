@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from verifier.findings import Cause, Finding, Severity, Stage
+from verifier.findings import Cause, Finding, Related, Severity, Stage
 from verifier.fingerprint import fingerprint
 from verifier.report import Report
 
@@ -94,6 +94,26 @@ def _depends_on(
     return paths
 
 
+def relate_entries(report: Report, spec_path: str) -> int:
+    """Give every assertion's finding filed outside the spec (on the record it read) the
+    spec entry it came from as :attr:`Finding.related` (``spec_path#/assertions/N``; the
+    results are in spec order, one per entry). In place; returns how many."""
+    marked: dict[Finding, Finding] = {}
+    for index, result in enumerate(report.assertions):
+        finding = result.finding
+        if finding is None or finding.path == spec_path or finding.related is not None:
+            continue
+        marked[finding] = replace(finding, related=Related(spec_path, f"/assertions/{index}"))
+    if not marked:
+        return 0
+    report.consistency.findings[:] = [marked.get(f, f) for f in report.consistency.findings]
+    report.assertions[:] = [
+        replace(a, finding=marked[a.finding]) if a.finding in marked else a
+        for a in report.assertions
+    ]
+    return len(marked)
+
+
 def cause_of(finding: Finding) -> Cause:
     """The :class:`Cause` naming ``finding``."""
     return Cause(finding.code, finding.path, finding.pointer, fingerprint(finding))
@@ -129,4 +149,4 @@ def link_causes(report: Report) -> int:
     return len(marked)
 
 
-__all__ = ["cause_of", "link_causes"]
+__all__ = ["cause_of", "link_causes", "relate_entries"]

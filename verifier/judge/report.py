@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
 from verifier.inspect.schemas import is_schema_path
-from verifier.judge.cascade import link_causes
+from verifier.judge.cascade import link_causes, relate_entries
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, unread_reasons
 from verifier.judge.hints import Hinter, index_names
@@ -174,6 +174,8 @@ def judge_records(
         records=validity.records.rebased(content),
         content_root=content,
     )
+    if "consistency" in stages:  # an assertion's finding on a record names its spec entry
+        relate_entries(report, report.content_path(options.assertions))
     link_causes(report)  # a finding caused by an earlier one names it (cascade control)
     return report
 

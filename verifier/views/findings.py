@@ -37,8 +37,22 @@ def location(finding: Finding, show: Callable[[str], str] = visible) -> str:
     return where
 
 
+def entry_note(finding: Finding, show: Callable[[str], str] = visible) -> str:
+    """`` [spec entry evidence/assertions.json#/assertions/8, line 120, column 5]``: where the
+    assertion behind a finding filed on a record is declared (nothing for other findings)."""
+    related = finding.related
+    if related is None:
+        return ""
+    where = f"{show(related.path)}#{show(related.pointer)}"
+    if related.line is not None:
+        where += f", line {related.line}"
+        if related.column is not None:
+            where += f", column {related.column}"
+    return f" [spec entry {where}]"
+
+
 def finding_line(finding: Finding) -> str:
-    line = f"{location(finding)}: {finding.code}: {visible(finding.message)}"
+    line = f"{location(finding)}: {finding.code}: {visible(finding.message)}{entry_note(finding)}"
     if finding.hint:
         line += f" (hint: {visible(finding.hint)})"
     return line

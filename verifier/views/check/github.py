@@ -37,6 +37,7 @@ from verifier.views.findings import (
     cascade,
     cascade_line,
     count_line,
+    entry_note,
 )
 from verifier.views.inert import github_data, github_property
 
@@ -61,7 +62,7 @@ def _annotation(report: Report, finding: Finding, blocked: list[Finding] | None 
         message = f"{finding.pointer}: {message}"
     if finding.at is not None:
         message = f"{finding.path}: {message}"
-    message += blocked_by(finding)
+    message += entry_note(finding, str) + blocked_by(finding)
     if finding.hint:
         message += f" (hint: {finding.hint})"
     if blocked:

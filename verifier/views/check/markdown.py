@@ -17,6 +17,7 @@ from verifier.views.findings import (
     cascade,
     cascade_line,
     count_line,
+    entry_note,
     location,
 )
 from verifier.views.inert import markdown as _esc
@@ -79,7 +80,8 @@ def render(report: Report) -> str:
         ]
         for f, blocked in groups[:MAX_FINDINGS]:
             where = location(f, str)
-            message = f.message + blocked_by(f) + (f" (hint: {f.hint})" if f.hint else "")
+            message = f.message + entry_note(f, str) + blocked_by(f)
+            message += f" (hint: {f.hint})" if f.hint else ""
             if blocked:
                 message += f"; {blocked_summary(blocked)}"
             lines.append(f"| {f.severity.value} | `{f.code}` | {_esc(where)} | {_esc(message)} |")

@@ -25,6 +25,7 @@ from verifier.views.findings import (
     cascade,
     cascade_line,
     count_line,
+    entry_note,
     location,
 )
 from verifier.views.inert import visible
@@ -97,7 +98,7 @@ def show(report: Report, out: Console) -> None:
 def _message(finding: Finding, blocked: list[Finding], indent: str) -> Text:
     """A finding's message, its hint, the cause it is blocked by (shown alone), and how many
     findings it blocks."""
-    message = plain(indent + finding.message + blocked_by(finding))
+    message = plain(indent + finding.message + blocked_by(finding) + entry_note(finding, str))
     if finding.hint:
         message.append(f"\n{indent}hint: " + visible(finding.hint))
     if blocked:

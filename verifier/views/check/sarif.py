@@ -151,6 +151,25 @@ def _related(report: Report, findings: list[Finding], role: str) -> list[dict[st
     return out
 
 
+def _entry(report: Report, finding: Finding) -> dict[str, Any]:
+    """The spec entry of the assertion behind ``finding`` as a related location."""
+    related = finding.related
+    assert related is not None
+    physical: dict[str, Any] = {
+        "artifactLocation": {
+            "uri": quote(clean_str(report.ci_path(related.path)), safe="/-._~"),
+            "uriBaseId": "%SRCROOT%",
+        }
+    }
+    if related.line is not None:
+        region: dict[str, Any] = {"startLine": related.line}
+        if related.column is not None:
+            region["startColumn"] = related.column
+        physical["region"] = region
+    text = f"the assertion's entry in the spec ({related.pointer})"
+    return {"physicalLocation": physical, "message": {"text": text}}
+
+
 def _result(
     report: Report,
     finding: Finding,
@@ -186,6 +205,10 @@ def _result(
                 "justification": f"{blocked_by(finding).strip(' ()')}: counted once, there",
             }
         ]
+    if finding.related is not None:  # the spec entry of the assertion behind it
+        entry = _entry(report, finding)
+        entry["id"] = len(result.get("relatedLocations", []))
+        result.setdefault("relatedLocations", []).append(entry)
     properties: dict[str, Any] = {}
     if finding.pointer is not None:
         properties["jsonPointer"] = finding.pointer
@@ -195,6 +218,8 @@ def _result(
         properties["subject"] = finding.path  # the listed file a manifest line is about
     if finding.cause is not None:
         properties["cause"] = finding.cause.to_dict()
+    if finding.related is not None:
+        properties["specEntry"] = finding.related.to_dict()
     if properties:
         result["properties"] = properties
     return result
