@@ -31,6 +31,7 @@ from verifier.judge.report import hint_names, judge_first, judge_integrity, judg
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
 from verifier.plan.options import Options, check_options
+from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
 from verifier.report import Report
 from verifier.sources import Source, SourceError, open_source
@@ -77,6 +78,7 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
 
 def _run_source(source: Source, root: str, options: Options) -> Run:
     # 1. plan: the manifests, their scope, the files in order
+    announce(options.progress, "manifest")
     plan = build_plan(source, root, options)
     # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
     authenticity, signatures = judge_authenticity(
@@ -87,6 +89,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     facts = Facts()
     _digest_preread(plan, facts)
     # the schemas and documents first, here: the bundle and what every record must yield
+    announce(options.progress, "schemas")
     early = [plan.task(source, n) for n in plan.order if plan.early(n)]
     inspect_all(source, records.bundle, early, facts, options, here=True)
     held, facts.held = facts.held, {}
@@ -97,6 +100,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     del early, done
 
     # 2. inspect every other file, wherever the executor runs it
+    announce(options.progress, "records")
     inspect_all(source, records.bundle, tasks, facts, options)
     del tasks
 
@@ -110,6 +114,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     records.forget_needs()  # no task is made after this
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
     integrity = judge_integrity(plan, facts, source, first, names, older)
+    announce(options.progress, "assertions")
     report = judge_records(plan, facts, integrity, options)
     report.authenticity, report.signatures = authenticity, signatures
     place_findings(report, source)  # line and column of pointers, in files with findings

@@ -243,7 +243,7 @@ def check(
         allow_legacy_minisign,
         keyring,
     )
-    from verifier.commands.progress import progress_bar
+    from verifier.commands.progress import announce_report, progress_bar
 
     with progress_bar(enabled=not quiet) as progress:
         report = verify(
@@ -260,25 +260,32 @@ def check(
                 **accepting,
             ),
         )
-    if write_baseline is not None:
-        report = rewrite_baseline(report, write_baseline)
-    report.configuration = configured.to_dict()
-    report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
-    report.fail_on = threshold(fail_on)
-    for name, path in pairs:
-        if quiet and path is None:
-            continue
-        if name == Format.AUTO and path is None and use_rich(True, no_color, color):
+        if write_baseline is not None:
+            report = rewrite_baseline(report, write_baseline)
+        report.configuration = configured.to_dict()
+        report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
+        report.fail_on = threshold(fail_on)
+        announce_report(progress)
+        rendered: list[tuple[str, Path | None, str | None]] = []
+        for name, path in pairs:
+            if quiet and path is None:
+                continue
+            if name == Format.AUTO and path is None and use_rich(True, no_color, color):
+                rendered.append((name, path, None))  # drawn once the progress is gone
+                continue
+            text = CHECK["text" if name == Format.AUTO else name](report)
+            if name == "in-toto" and attest_key is not None:
+                from verifier.authenticity.dsse import wrap
+
+                text = wrap(text.encode(), attest_key).decode()
+            rendered.append((name, path, text))
+    for _, destination, body in rendered:
+        if body is None:
             from verifier.views.check.rich_view import show
 
             show(report, rich_console(color))
             continue
-        text = CHECK["text" if name == Format.AUTO else name](report)
-        if name == "in-toto" and attest_key is not None:
-            from verifier.authenticity.dsse import wrap
-
-            text = wrap(text.encode(), attest_key).decode()
-        write(path, text)
+        write(destination, body)
     return EXIT_OK if report.passed else EXIT_FINDINGS
 
 

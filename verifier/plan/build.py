@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from verifier.plan.entries import plan_manifest
 from verifier.plan.locate import base_folder, find_manifest, read_member
+from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
 from verifier.plan.records import RecordPlan
 from verifier.plan.signature import find_signatures
@@ -61,6 +62,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         scope = [layout.payload] if layout.payload else None
     decode = decode_name if layout.percent_encoded_names else None
     payload_manifests = (layout.manifest, *layout.payload_manifests) if reached else ()
+    announce(options.progress, "walk")  # the manifest's scope, walked as it is planned
     manifests = [
         plan_manifest(
             source,
