@@ -50,3 +50,34 @@ def grid(headers: Sequence[str], **options: object) -> Table:
     for header in headers:
         table.add_column(Text(header), overflow="fold")
     return table
+
+
+def rows_or_stack(
+    out: Console,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Text]],
+    title: Text | None = None,
+    **options: object,
+) -> None:
+    """``rows`` as a :func:`grid` table, or, on a console narrower than :data:`STACK_BELOW`,
+    stacked (the check view's layout): each row a block, its first cell as the heading and
+    every other cell under it as ``header: value``, indented and folded only where the
+    terminal ends, so no column is narrowed into a wrap inside a word or a digest."""
+    if not stacked(out):
+        table = grid(headers, title=title, **options)
+        for row in rows:
+            table.add_row(*row)
+        out.print(table)
+        return
+    if title is not None:
+        out.print(Text.assemble(title), style="bold")
+    for row in rows:
+        head, *rest = row
+        out.print(Text.assemble(head, style="bold"), overflow="fold")
+        for header, cell in zip(headers[1:], rest, strict=False):
+            first, *more = cell.split("\n") if cell.plain else [cell]
+            line = Text(f"  {header}: ")
+            line.append_text(first)
+            out.print(line, overflow="fold")
+            for extra in more:  # a cell's further lines, under its first
+                out.print(Text("    ") + extra, overflow="fold")

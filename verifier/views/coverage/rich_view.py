@@ -18,7 +18,7 @@ from verifier.views.coverage import summary as s
 from verifier.views.coverage.text_view import excused_lines, not_audited_lines
 from verifier.views.findings import count_line, location
 from verifier.views.inert import visible
-from verifier.views.terminal import SEVERITY_STYLE, grid, plain
+from verifier.views.terminal import SEVERITY_STYLE, plain, rows_or_stack
 
 
 def _header(report: CoverageReport, out: Console) -> None:
@@ -41,17 +41,17 @@ def _header(report: CoverageReport, out: Console) -> None:
 
 
 def _files(report: CoverageReport, out: Console) -> None:
-    table = grid(("file", "covered", "excused", "uncovered", "percent"))
-    for f in report.files:
-        c = f.counts
-        table.add_row(
+    rows = [
+        [
             plain(f.path),
-            Text(str(c["covered"]), style="green"),
-            Text(str(c["excused"])),
-            Text(str(c["uncovered"]), style="yellow" if c["uncovered"] else ""),
+            Text(str(f.counts["covered"]), style="green"),
+            Text(str(f.counts["excused"])),
+            Text(str(f.counts["uncovered"]), style="yellow" if f.counts["uncovered"] else ""),
             Text(s.percent(s.file_percent(f))),
-        )
-    out.print(table)
+        ]
+        for f in report.files
+    ]
+    rows_or_stack(out, ("file", "covered", "excused", "uncovered", "percent"), rows)
 
 
 def _uncovered(report: CoverageReport, out: Console) -> None:
@@ -79,28 +79,32 @@ def _mutation(report: CoverageReport, out: Console) -> None:
             style="bold",
         )
     )
-    table = grid(("file", "score", "killed", "survived", "skipped"))
+    rows = []
     for path in sorted({x.path for x in m.mutants}):
         fc = m.counts(path)
-        table.add_row(
-            plain(path),
-            Text(s.percent(m.score(path))),
-            Text(str(fc["killed"]), style="green"),
-            Text(str(fc["survived"]), style="red" if fc["survived"] else ""),
-            Text(str(fc["skipped"])),
+        rows.append(
+            [
+                plain(path),
+                Text(s.percent(m.score(path))),
+                Text(str(fc["killed"]), style="green"),
+                Text(str(fc["survived"]), style="red" if fc["survived"] else ""),
+                Text(str(fc["skipped"])),
+            ]
         )
-    out.print(table)
+    rows_or_stack(out, ("file", "score", "killed", "survived", "skipped"), rows)
     survivors = s.survivors(report)
     if survivors:
-        stable = grid(("survivor", "original", "tried", "allowed by"), title=Text("survivors"))
-        for x in survivors:
-            stable.add_row(
+        found = [
+            [
                 plain(f"{x.path}#{x.pointer}"),
                 plain(s.value(x.original)),
                 plain(s.value(x.tried), "red"),
                 plain(x.rule),
-            )
-        out.print(stable)
+            ]
+            for x in survivors
+        ]
+        headers = ("survivor", "original", "tried", "allowed by")
+        rows_or_stack(out, headers, found, title=Text("survivors"))
 
 
 def _findings(report: CoverageReport, out: Console) -> None:
@@ -110,15 +114,17 @@ def _findings(report: CoverageReport, out: Console) -> None:
     others = s.other_findings(report)
     notes = len(report.findings) - len(others)
     if others:
-        table = grid(("severity", "where", "code", "message"), title=Text(count_line(others)))
-        for f in others:
-            table.add_row(
+        rows = [
+            [
                 Text(f.severity.value, style=SEVERITY_STYLE[f.severity]),
                 Text(location(f)),
                 Text(f.code, style="red"),
                 plain(f.message),
-            )
-        out.print(table)
+            ]
+            for f in others
+        ]
+        headers = ("severity", "where", "code", "message")
+        rows_or_stack(out, headers, rows, title=Text(count_line(others)))
     if notes:
         out.print(Text(f"{notes} {s.UNCOVERED} note(s): the uncovered values listed above"))
 

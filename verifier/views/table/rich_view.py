@@ -12,19 +12,23 @@ from rich.text import Text
 from verifier.table.build import OutcomeTable
 from verifier.views.inert import visible
 from verifier.views.table.columns import HEADERS, problem_lines, row_values
-from verifier.views.terminal import grid
+from verifier.views.terminal import rows_or_stack
 
 _MARK = "\u26a0 "
+
+
+def _marked(text: str) -> str:
+    return _MARK + text
 
 
 def show(table: OutcomeTable, out: Console) -> None:
     out.print(Text(visible(table.status_line()), style="bold green" if table.ok else "bold red"))
     for problem in table.problems:
         out.print(Text(f"catalogue problem: {visible(problem)}", style="red"))
-    cells = grid(HEADERS, show_lines=True)
-    for row in table.cases:
-        values = row_values(row, lambda t: _MARK + t)
-        cells.add_row(*(Text(visible(v), style="red" if _MARK in v else "") for v in values))
-    out.print(cells)
+    rows = [
+        [Text(visible(v), style="red" if _MARK in v else "") for v in row_values(r, _marked)]
+        for r in table.cases
+    ]
+    rows_or_stack(out, HEADERS, rows, show_lines=True)  # stacked below 120 columns
     for line in (p for row in table.cases for p in problem_lines(row)):
         out.print(Text(f"unverified: {visible(line)}", style="red"))
