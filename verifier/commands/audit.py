@@ -20,6 +20,7 @@ from verifier.commands import (
     optional_tuple,
     threshold,
 )
+from verifier.commands.configopts import ConfigOpt, NoConfigOpt, ShowConfigOpt
 from verifier.commands.signopts import (
     AllowedSignersOpt,
     AllowLegacyOpt,
@@ -70,7 +71,14 @@ def output_refusal(output: str, location: str) -> str | None:
     return None
 
 
+#: the configuration keys audit takes from a file: where and how to read the source, and
+#: --fail-on (acceptance, --ignore/--select/--baseline, is left out: an audit record lists
+#: every finding of what it audits, none set aside)
+AUDIT_KEYS = frozenset({"manifest", "scope", "base", "max-bytes", "max-ratio", "fail-on"})
+
+
 def audit(
+    ctx: typer.Context,
     source: SourceArg = Path("."),
     output: Annotated[
         Path | None,
@@ -98,6 +106,9 @@ def audit(
     minisign_key: MinisignKeyOpt = None,
     allow_legacy_minisign: AllowLegacyOpt = False,
     keyring: KeyringOpt = None,
+    config: ConfigOpt = None,
+    no_config: NoConfigOpt = False,
+    show_config: ShowConfigOpt = False,
 ) -> int:
     """Verify SOURCE and write an audit record: the source's identity (the SHA-256 of a zip
     or tarball, or the commit id), the verifier's version, who signed the manifest (with
@@ -107,10 +118,31 @@ def audit(
     Example: verify-evidence audit release-1.0.zip -o audit.json
     """
     from verifier.audit import audit_record, render, timestamp
+    from verifier.commands.configopts import configure, converters, show_config_text
     from verifier.commands.output import write
     from verifier.pipeline import Options, UsageError, run
     from verifier.views.check import CHECK
 
+    configured = configure(
+        ctx,
+        "audit",
+        os.fspath(source),
+        git,
+        config,
+        no_config,
+        converters(FailOn, FailOn),  # (audit has no --format to take)
+        AUDIT_KEYS,
+    )
+    if show_config:
+        write(None, show_config_text(configured, ctx, "audit"))
+        return EXIT_OK
+    settings = configured.applied
+    manifest = settings.get("manifest", manifest)
+    scope = settings.get("scope", scope)
+    base = settings.get("base", base)
+    max_bytes = settings.get("max-bytes", max_bytes)
+    max_ratio = settings.get("max-ratio", max_ratio)
+    fail_on = settings.get("fail-on", fail_on)
     location, more = source_options(source, git, rev, base, max_bytes, max_ratio)
     created_at = timestamp()  # a malformed SOURCE_DATE_EPOCH stops before any work
     to_stdout = output is None or os.fspath(output) == "-"

@@ -139,9 +139,16 @@ def configure(
     explicit: Path | None,
     no_config: bool,
     convert: Mapping[str, Any],
+    keys: frozenset[str] | None = None,
 ) -> Configured:
     """Find the configuration and work out every setting's value and origin. ``convert``
-    maps a parameter name to a function turning the file's value into the parameter's."""
+    maps a parameter name to a function turning the file's value into the parameter's.
+
+    ``keys``: the keys this command takes from a file (``None``: every key whose option it
+    has, and a key it has no option for is exit 2, as ``check`` does). A command other than
+    ``check`` passes its keys: one configuration file serves every command, so a key another
+    command takes (``stages``, a check ``format``) is left to it, not an error, and
+    ``--show-config`` says so."""
     config, found = find_config(explicit, no_config, Path("."))
     out = Configured(config, found)
     folder = verified_folder(location, git)
@@ -154,7 +161,7 @@ def configure(
                 "to use it anyway, or --no-config"
             )
     for key, spec in KEYS.items():
-        if spec.param not in ctx.params:
+        if spec.param not in ctx.params or (keys is not None and key not in keys):
             continue
         source = ctx.get_parameter_source(spec.param)
         given = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
@@ -169,9 +176,18 @@ def configure(
             out.origins[key] = "default"
     if config is not None:
         for key in config.values:
+            if keys is not None:
+                if key not in keys:
+                    out.origins[key] = f"{config.name}, not taken by {command}"
+                continue
             if KEYS[key].param not in ctx.params:
                 raise UsageError(f"{config.name}: {key} is not an option of {command}")
     return out
+
+
+def show_config_text(configured: Configured, ctx: typer.Context, command: str) -> str:
+    """:func:`show_config` (the name the other commands import)."""
+    return show_config(configured, ctx, command)
 
 
 def show_config(configured: Configured, ctx: typer.Context, command: str) -> str:
@@ -189,7 +205,11 @@ def show_config(configured: Configured, ctx: typer.Context, command: str) -> str
     else:
         lines.append(f"# configuration file: {visible(config.name)} ({configured.found})")
     for key, spec in KEYS.items():
-        if spec.param not in ctx.params:
+        origin = configured.origins.get(key, "default")
+        if origin.endswith(f"not taken by {command}"):
+            lines.append(f"# {key}: {visible(origin)}")
+            continue
+        if spec.param not in ctx.params or key not in configured.origins:
             continue
         value = configured.applied.get(key, ctx.params[spec.param])
         shown = json.dumps(_plain(getattr(value, "value", value)), ensure_ascii=True, default=str)

@@ -9,6 +9,7 @@ exits 0 unless --fail-under), 1 when it has, 2 when the audit cannot run.
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,6 +30,7 @@ from verifier.commands import (
     threshold,
     use_rich,
 )
+from verifier.commands.configopts import ConfigOpt, NoConfigOpt, ShowConfigOpt
 from verifier.commands.output import (
     ORDER_KEY,
     OrderedOptionsCommand,
@@ -209,6 +211,24 @@ def emit(
         write(path, COVERAGE["text" if name == CoverageFormat.AUTO else name](report))
 
 
+#: the configuration keys coverage takes from a file (not acceptance: coverage reports on
+#: the spec, --ignore and --baseline set check's findings aside; not format: its own choices)
+COVERAGE_KEYS = frozenset(
+    {
+        "manifest",
+        "scope",
+        "base",
+        "max-bytes",
+        "max-ratio",
+        "fail-on",
+        "no-color",
+        "quiet",
+        "jobs",
+        "executor",
+    }
+)
+
+
 def coverage(
     ctx: typer.Context,
     root: SourceArg = Path("."),
@@ -233,6 +253,9 @@ def coverage(
     jobs: JobsOpt = None,
     executor: ExecutorOpt = None,
     scheduler: SchedulerOpt = None,
+    config: ConfigOpt = None,
+    no_config: NoConfigOpt = False,
+    show_config: ShowConfigOpt = False,
 ) -> int:
     """Show which recorded values the assertion spec and the case catalogue compare.
 
@@ -246,8 +269,34 @@ def coverage(
 
     Example: verify-evidence coverage . --fail-under 90 --format markdown -o coverage.md
     """
-    from verifier.commands.output import plan, tokens
+    from verifier.commands.configopts import configure, converters, show_config_text
+    from verifier.commands.output import plan, tokens, write
     from verifier.commands.progress import progress_bar
+
+    configured = configure(
+        ctx,
+        "coverage",
+        os.fspath(root),
+        git,
+        config,
+        no_config,
+        converters(FailOn, FailOn),  # (its --format choices are its own: not taken)
+        COVERAGE_KEYS,
+    )
+    if show_config:
+        write(None, show_config_text(configured, ctx, "coverage"))
+        return EXIT_OK
+    settings = configured.applied
+    manifest = settings.get("manifest", manifest)
+    scope = settings.get("scope", scope)
+    base = settings.get("base", base)
+    max_bytes = settings.get("max-bytes", max_bytes)
+    max_ratio = settings.get("max-ratio", max_ratio)
+    fail_on = settings.get("fail-on", fail_on)
+    no_color = settings.get("no-color", no_color)
+    quiet = settings.get("quiet", quiet)
+    jobs = settings.get("jobs", jobs)
+    executor = settings.get("executor", executor)
     from verifier.coverage import audit
     from verifier.pipeline import Options
     from verifier.plan.option_values import parse_percent

@@ -18,11 +18,15 @@ from verifier.commands import (
     FailOnOpt,
     ManifestOpt,
     NoColorOpt,
+    ScopeOpt,
     optional_path,
+    optional_tuple,
     rich_console,
     threshold,
     use_rich,
 )
+from verifier.commands.acceptopts import BaselineOpt, IgnoreOpt, SelectOpt, acceptance_options
+from verifier.commands.configopts import ConfigOpt, NoConfigOpt, ShowConfigOpt
 from verifier.commands.output import format_choices, format_help
 from verifier.commands.signopts import (
     AllowedSignersOpt,
@@ -56,7 +60,26 @@ else:
     TableFormat = format_choices("TableFormat", TABLE)  # auto, then TABLE's names
 
 
+#: the configuration keys table takes from a file (the rest are other commands')
+TABLE_KEYS = frozenset(
+    {
+        "manifest",
+        "scope",
+        "base",
+        "max-bytes",
+        "max-ratio",
+        "fail-on",
+        "color",
+        "no-color",
+        "ignore",
+        "select",
+        "baseline",
+    }
+)
+
+
 def table(
+    ctx: typer.Context,
     root: SourceArg = Path("."),
     fmt: Annotated[
         TableFormat,
@@ -100,6 +123,13 @@ def table(
     minisign_key: MinisignKeyOpt = None,
     allow_legacy_minisign: AllowLegacyOpt = False,
     keyring: KeyringOpt = None,
+    scope: ScopeOpt = None,
+    ignore: IgnoreOpt = None,
+    select: SelectOpt = None,
+    baseline: BaselineOpt = None,
+    config: ConfigOpt = None,
+    no_config: NoConfigOpt = False,
+    show_config: ShowConfigOpt = False,
 ) -> int:
     """Verify the archive, then print one row per case of its case catalogue.
 
@@ -109,11 +139,41 @@ def table(
 
     Example: verify-evidence table . --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
+    import os
+
     from verifier.audit import timestamp
+    from verifier.commands.configopts import configure, converters, show_config_text
+    from verifier.commands.output import write
     from verifier.pipeline import Options, UsageError, verify
     from verifier.table import DEFAULT_CATALOGUE, build_table
     from verifier.views.table import TableView
 
+    configured = configure(
+        ctx,
+        "table",
+        os.fspath(root),
+        git,
+        config,
+        no_config,
+        converters(TableFormat, FailOn, Color),
+        TABLE_KEYS,
+    )
+    if show_config:
+        write(None, show_config_text(configured, ctx, "table"))
+        return EXIT_OK
+    settings = configured.applied
+    manifest = settings.get("manifest", manifest)
+    scope = settings.get("scope", scope)
+    base = settings.get("base", base)
+    max_bytes = settings.get("max-bytes", max_bytes)
+    max_ratio = settings.get("max-ratio", max_ratio)
+    fail_on = settings.get("fail-on", fail_on)
+    color = settings.get("color", color)
+    no_color = settings.get("no-color", no_color)
+    ignore = settings.get("ignore", ignore)
+    select = settings.get("select", select)
+    baseline = settings.get("baseline", baseline)
+    accepting = acceptance_options(ignore, select, baseline, None)
     catalogue = catalogue or DEFAULT_CATALOGUE
     generated_at = timestamp()  # SOURCE_DATE_EPOCH fixes it; malformed: exit 2 before reading
     location, more = source_options(root, git, rev, base, max_bytes, max_ratio)
@@ -128,8 +188,16 @@ def table(
         allow_legacy_minisign,
         keyring,
     )
-    options = Options(manifest=optional_path(manifest), documents=(catalogue,), trust=trust, **more)
+    options = Options(
+        manifest=optional_path(manifest),
+        scope=optional_tuple(scope),
+        documents=(catalogue,),
+        trust=trust,
+        **more,
+        **accepting,
+    )
     report = verify(location, options)
+    report.configuration = configured.to_dict()
     outcome = build_table(report, catalogue, threshold(fail_on))
     outcome.generated_at = generated_at
     if outcome.problems and not outcome.cases:
