@@ -55,7 +55,12 @@ from verifier.views.findings import blocked_by, blocked_summary, capped, cascade
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 25_000  # GitHub code scanning's limit of results per run
 TRUNCATED = "verify-evidence.truncated"
-#: where a rule's help lives: the README's codes table, shipped beside the tool
+#: where a rule's help lives: the README's codes table, shipped beside the tool. A relative
+#: reference, so never a rule's ``helpUri``: SARIF 2.1.0 §3.49.12 makes that "the absolute
+#: URI [RFC3986] of the primary documentation" (the schema: ``"format": "uri"``), and the
+#: project has no published URL. Rules carry their documentation in ``help`` instead
+#: (§3.49.13: "useful when help information is not available at a URI"), which names this
+#: reference, as does the rule's property ``helpReference``.
 HELP_URI = "README.md#finding-codes"
 FINGERPRINT = "verifyEvidenceFinding/v1"
 #: at most this many related locations on a result (GitHub code scanning keeps 100 locations
@@ -77,13 +82,12 @@ def _rule(code: str, stage: Stage, meaning: str) -> dict[str, Any]:
         "shortDescription": {"text": sentence},
         "fullDescription": {"text": full},
         "help": {
-            "text": f"{code}: {full} See the finding codes table of the README.",
+            "text": f"{code}: {full} See the finding codes table of the README ({HELP_URI}).",
             "markdown": f"`{code}` ({stage.value}, {level}): {sentence} "
             f"See [Finding codes]({HELP_URI}).",
         },
-        "helpUri": HELP_URI,
         "defaultConfiguration": {"level": level},
-        "properties": {"stage": stage.value},
+        "properties": {"stage": stage.value, "helpReference": HELP_URI},
     }
 
 
@@ -102,8 +106,10 @@ def _rules() -> list[dict[str, Any]]:
                 "text": f"A SARIF run holds at most {MAX_RESULTS} results; the rest are "
                 "listed in the JSON report (--format json)."
             },
-            "help": {"text": "Run verify-evidence check --format json to see every finding."},
-            "helpUri": HELP_URI,
+            "help": {
+                "text": "Run verify-evidence check --format json to see every finding "
+                f"(the finding codes: {HELP_URI})."
+            },
             "defaultConfiguration": {"level": "warning"},
         }
     )
