@@ -185,3 +185,15 @@ def test_the_cause_field_round_trips_through_a_finding() -> None:
         "path": "a.json",
         "fingerprint": fingerprint(cause),
     }
+
+
+def test_the_audit_record_of_a_cascade_validates(archive: Path) -> None:
+    """The audit record lists findings with their cause and spec entry (its schema takes
+    both fields from the report schema)."""
+    from tests.acceptance.test_audit import audit, validator
+
+    _append_byte(archive)
+    rc, record, _ = audit(str(archive))
+    assert rc == 1
+    validator().validate(record)
+    assert any("cause" in f for f in record["findings"])
