@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 from verifier import verify
 from verifier.commands.progress import DELAY, announce_report, progress_bar
@@ -74,15 +76,24 @@ def test_a_plain_callable_still_gets_only_the_counts(tmp_path: Path) -> None:
     assert calls and {c[0] for c in calls} == {"integrity"}
 
 
-def test_a_terminal_on_stderr_leaves_a_machine_format_on_stdout_unchanged() -> None:
+@pytest.mark.parametrize(
+    "args",
+    [("check", ".", "--format", "json"), ("table", ".", "--format", "json"), ("audit", ".")],
+    ids=["check", "table", "audit"],
+)
+def test_a_terminal_on_stderr_leaves_a_machine_format_on_stdout_unchanged(
+    args: tuple[str, ...],
+) -> None:
     """The real CLI with standard error on a pseudo-terminal: standard output (JSON, to a
-    pipe) is byte for byte what it is without a terminal."""
-    command = [sys.executable, "-m", "verifier", "check", ".", "--format", "json"]
-    plain = subprocess.run(command, cwd=REPO, capture_output=True, check=False)
+    pipe) is byte for byte what it is without a terminal, for every command that draws
+    progress while it reads an archive."""
+    command = [sys.executable, "-m", "verifier", *args]
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}  # the audit record's time
+    plain = subprocess.run(command, cwd=REPO, capture_output=True, check=False, env=env)
     leader, follower = pty.openpty()
     try:
         with_tty = subprocess.run(
-            command, cwd=REPO, stdout=subprocess.PIPE, stderr=follower, check=False
+            command, cwd=REPO, stdout=subprocess.PIPE, stderr=follower, check=False, env=env
         )
     finally:
         os.close(follower)

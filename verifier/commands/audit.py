@@ -161,10 +161,17 @@ def audit(
         allow_legacy_minisign,
         keyring,
     )
-    options = Options(
-        manifest=optional_path(manifest), scope=optional_tuple(scope), trust=trust, **more
-    )
-    result = run(location, options)
+    from verifier.commands.progress import progress_bar
+
+    with progress_bar() as progress:  # on a terminal's stderr only: stdout may be the record
+        options = Options(
+            manifest=optional_path(manifest),
+            scope=optional_tuple(scope),
+            trust=trust,
+            progress=progress,
+            **more,
+        )
+        result = run(location, options)
     record = render(audit_record(result, location, options.limits, created_at))
     if to_stdout:
         sys.stdout.write(record)

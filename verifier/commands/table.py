@@ -188,15 +188,19 @@ def table(
         allow_legacy_minisign,
         keyring,
     )
-    options = Options(
-        manifest=optional_path(manifest),
-        scope=optional_tuple(scope),
-        documents=(catalogue,),
-        trust=trust,
-        **more,
-        **accepting,
-    )
-    report = verify(location, options)
+    from verifier.commands.progress import progress_bar
+
+    with progress_bar() as progress:  # on a terminal's stderr only: stdout is the table
+        options = Options(
+            manifest=optional_path(manifest),
+            scope=optional_tuple(scope),
+            documents=(catalogue,),
+            trust=trust,
+            progress=progress,
+            **more,
+            **accepting,
+        )
+        report = verify(location, options)
     report.configuration = configured.to_dict()
     outcome = build_table(report, catalogue, threshold(fail_on))
     outcome.generated_at = generated_at
