@@ -9,19 +9,25 @@ standard library only. The harnesses are installed outside the repository, never
     python -m verifier transcript check FILE            # each file it prints
     python -m verifier transcript check FILE --format json
 
-Four runs, each with a fresh HOME (Claude Code writes ``$HOME/.claude/projects/<cwd>/<id>.jsonl``;
-Pi is given ``PI_CODING_AGENT_DIR=$HOME/agent`` and writes ``$HOME/agent/sessions/--<cwd>--/*.jsonl``)
-and a fresh working directory:
+Each run has a fresh HOME (Claude Code writes ``$HOME/.claude/projects/<cwd>/<id>.jsonl``;
+Pi is given ``PI_CODING_AGENT_DIR=$HOME/agent`` and writes
+``$HOME/agent/sessions/--<cwd>--/*.jsonl``) and a fresh working directory:
 
 - ``cc-answered`` / ``pi-answered``: the model calls bash ``echo hi``, the harness runs it,
   the model ends with a text.
+- ``cc-killed`` / ``pi-killed``: the model calls bash ``sleep 60``; once that ``sleep`` runs
+  (found below the harness process by ancestry), the harness process alone gets the
+  ``--signals`` in turn, 5 s apart, then SIGKILL; whatever session file it left is what is
+  measured. ``--signals INT,TERM`` (the default) and ``--signals TERM`` were both run. A
+  ``sleep`` of the run left running (a harness may detach its tools) is killed afterwards.
 - ``pi-aborted``: the same slow call with Pi in RPC mode (``pi --mode rpc``): the prompt and,
   once ``sleep 60`` runs, ``{"type": "abort"}`` go in on stdin (Pi's own abort, as Escape in
   its terminal UI); 3 s later stdin is closed, then SIGTERM if Pi still runs.
-- ``cc-killed`` / ``pi-killed``: the model calls bash ``sleep 60``; once that ``sleep`` is
-  running, the harness process alone gets SIGINT, then SIGTERM 5 s later if it still runs,
-  then SIGKILL 5 s after that; whatever session file it left is what is measured.
-  Its process group (the ``sleep``) is ended afterwards.
+
+So the measured runs were::
+
+    python3 docs/real-files/harness_sessions.py --only cc-answered cc-killed pi-answered pi-killed pi-aborted
+    python3 docs/real-files/harness_sessions.py --only cc-killed pi-killed --signals TERM --port 8768
 
 Claude Code runs as ``claude -p PROMPT --allowedTools Bash --model claude-sonnet-4-5`` with
 ANTHROPIC_BASE_URL pointing at the fake, ANTHROPIC_API_KEY=fake,
