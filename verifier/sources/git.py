@@ -16,7 +16,6 @@ from running anything or writing (see there).
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import subprocess
 from types import MappingProxyType
@@ -24,7 +23,7 @@ from typing import IO, Any
 
 from verifier.findings import Finding
 from verifier.sources.capabilities import FileDetails, History, ReadChecks, SizeHints, WorkerReads
-from verifier.sources.gitblobs import CHECK, GitOpener, size_problem
+from verifier.sources.gitblobs import CHECK, BlobStream, GitOpener, size_problem
 from verifier.sources.gitrun import (
     PROBE_TIMEOUT,
     GitError,
@@ -49,50 +48,6 @@ _TYPES = MappingProxyType(
         "160000": EntryType.OTHER,
     }
 )
-
-
-class _Blob(io.RawIOBase):
-    """One blob's bytes from the batch process; recomputes its object id as they pass."""
-
-    def __init__(self, source: GitSource, name: str, oid: str, size: int) -> None:
-        super().__init__()
-        self._source, self._name, self._oid, self._left = source, name, oid, size
-        self._hash = hashlib.new(source.object_format)
-        self._hash.update(b"blob %d\0" % size)
-        if size == 0:
-            source._stdout().read(1)  # the LF after the (empty) content
-            source._confirm(name, oid, self._hash.hexdigest())
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        if self._left <= 0:
-            return 0
-        data = self._source._stdout().read(min(len(view), self._left))
-        if not data:
-            self._source._broken = True
-            raise OSError("git cat-file stopped before the end of the blob")
-        n = len(data)
-        view[:n] = data
-        self._hash.update(data)
-        self._left -= n
-        if self._left == 0:
-            self._source._stdout().read(1)  # the LF after the content
-            self._source._confirm(self._name, self._oid, self._hash.hexdigest())
-        return n
-
-    def close(self) -> None:
-        if not self.closed and self._left > 0 and not self._source._broken:
-            out = self._source._stdout()
-            while self._left > 0:  # drain, so that the next request reads its own header
-                chunk = out.read(min(self._left, 1 << 16))
-                if not chunk:
-                    break
-                self._left -= len(chunk)
-            out.read(1)
-        super().close()
 
 
 class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, FileDetails):
@@ -228,7 +183,9 @@ class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, File
         if size != listed:  # as a worker's opener refuses it: never more than was admitted
             self.close()  # its content is not read: the next request starts a new process
             raise OSError(size_problem(size, listed))
-        return _Blob(self, name, oid, size)
+        return BlobStream(
+            self, size, self.object_format, lambda computed: self._confirm(name, oid, computed)
+        )
 
     def opener(self) -> Opener:
         """A worker reads blobs by id from a ``git cat-file`` process of its own

@@ -19,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import io
 import subprocess
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, Any, Protocol
 
 from verifier.sources.gitrun import start_batch
 from verifier.sources.interface import Opener, Stream
@@ -55,13 +56,26 @@ def size_problem(found: int, listed: int) -> str:
     )
 
 
-class _WorkerBlob(io.RawIOBase):
-    """One blob's bytes from the worker's batch process, its object id recomputed."""
+class BatchReader(Protocol):
+    """What a blob stream reads through: the batch process's standard output, and the flag
+    that says its stream is out of step (a request stopped part way)."""
 
-    def __init__(self, opener: GitOpener, name: str, size: int) -> None:
+    _broken: bool
+
+    def _stdout(self) -> IO[bytes]: ...
+
+
+class BlobStream(io.RawIOBase):
+    """One blob's bytes from a ``git cat-file --batch`` process, its object id recomputed as
+    they pass; ``done`` gets the id once the last byte (and the LF after it) is read. The main
+    process's source and a worker's opener both read through it."""
+
+    def __init__(
+        self, owner: BatchReader, size: int, algorithm: str, done: Callable[[str], None]
+    ) -> None:
         super().__init__()
-        self._opener, self._name, self._left = opener, name, size
-        self._hash = hashlib.new(opener.object_format)
+        self._owner, self._left, self._done = owner, size, done
+        self._hash = hashlib.new(algorithm)
         self._hash.update(b"blob %d\0" % size)
         if size == 0:
             self._end()
@@ -70,16 +84,16 @@ class _WorkerBlob(io.RawIOBase):
         return True
 
     def _end(self) -> None:
-        self._opener._stdout().read(1)  # the LF after the content
-        self._opener._computed[self._name] = self._hash.hexdigest()
+        self._owner._stdout().read(1)  # the LF after the content
+        self._done(self._hash.hexdigest())
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
         if self._left <= 0:
             return 0
-        data = self._opener._stdout().read(min(len(view), self._left))
+        data = self._owner._stdout().read(min(len(view), self._left))
         if not data:
-            self._opener._broken = True
+            self._owner._broken = True
             raise OSError("git cat-file stopped before the end of the blob")
         n = len(data)
         view[:n] = data
@@ -90,12 +104,12 @@ class _WorkerBlob(io.RawIOBase):
         return n
 
     def close(self) -> None:
-        if not self.closed and self._left > 0 and not self._opener._broken:
-            out = self._opener._stdout()
+        if not self.closed and self._left > 0 and not self._owner._broken:
+            out = self._owner._stdout()
             while self._left > 0:  # drain, so that the next request reads its own header
                 chunk = out.read(min(self._left, 1 << 16))
                 if not chunk:
-                    self._opener._broken = True
+                    self._owner._broken = True
                     break
                 self._left -= len(chunk)
             out.read(1)
@@ -150,7 +164,9 @@ class GitOpener(Opener):
         if isinstance(answer, str):
             self.close()  # what git wrote after the header is not read: the next open restarts
             raise OSError(answer)
-        return _WorkerBlob(self, name, int(size))
+        return BlobStream(
+            self, int(size), self.object_format, lambda oid: self._computed.__setitem__(name, oid)
+        )
 
     def checked(self, name: str) -> tuple[tuple[str, str], ...]:
         computed = self._computed.pop(name, None)
