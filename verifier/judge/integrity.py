@@ -69,23 +69,33 @@ def judge_manifest(
     kinds, wanted, first_line = plan.kinds, plan.wanted, plan.first_line
     unreadable, unlisted = plan.unreadable, plan.unlisted
     problems = out.problems
+    files = out.files
+    entry, file, sha256 = FileEntry, Kind.FILE, algorithm == "sha256"
+    add_file, add_listed = files.append, out.listed.add
+    ok_count = total = 0
     for name, kind in kinds.items():
-        line = first_line[name]
-        if kind is Kind.FILE:
-            if name in errors:
-                findings.append(
-                    Finding(
-                        "manifest.unreadable",
+        if kind is file and name not in errors:
+            digest = digests[name]
+            computed = digest.sha256 if sha256 else digest.hexdigest(algorithm)
+            expected = wanted[name]
+            add_listed(name)
+            total += digest.size
+            if computed == expected:  # the common case: a match, no finding
+                ok_count += 1
+                add_file(
+                    entry(
                         name,
-                        f"Could not be read: {errors[name]}.",
-                        line=line,
+                        digest.sha256,
+                        digest.size,
+                        True,
+                        "ok",
+                        expected,
+                        algorithm,
+                        None if sha256 else computed,
                     )
                 )
-                out.files.append(FileEntry(name, None, None, True, "unreadable"))
                 continue
-            digest = digests[name]
-            computed = digest.hexdigest(algorithm)
-            ok = computed == wanted[name]
+            line = first_line[name]
             if computed is None:
                 findings.append(
                     Finding(
@@ -95,29 +105,40 @@ def judge_manifest(
                         line=line,
                     )
                 )
-            elif not ok:
+            else:
                 problems[name] = len(findings)
                 findings.append(
                     Finding(
                         "manifest.mismatch",
                         name,
-                        f"{label} is {computed}, {in_manifest} lists {wanted[name]}.",
+                        f"{label} is {computed}, {in_manifest} lists {expected}.",
                         line=line,
                     )
                 )
-            out.files.append(
-                FileEntry(
+            add_file(
+                entry(
                     name,
                     digest.sha256,
                     digest.size,
                     True,
-                    "ok" if ok else "unreadable" if computed is None else "mismatch",
-                    wanted[name],
+                    "unreadable" if computed is None else "mismatch",
+                    expected,
                     algorithm,
-                    computed if algorithm != "sha256" else None,
+                    computed if not sha256 else None,
                 )
             )
-            out.listed.add(name)
+            continue
+        line = first_line[name]
+        if kind is file:  # listed, but its read failed
+            findings.append(
+                Finding(
+                    "manifest.unreadable",
+                    name,
+                    f"Could not be read: {errors[name]}.",
+                    line=line,
+                )
+            )
+            add_file(entry(name, None, None, True, "unreadable"))
         elif kind is Kind.MISSING:
             explained = explain_missing(name, line) if explain_missing is not None else None
             if explained is not None:
@@ -193,9 +214,6 @@ def judge_manifest(
         for f in findings
     ]
 
-    stage.counts = {
-        "listed": len(wanted),
-        "ok": sum(1 for f in out.files if f.listed and f.status == "ok"),
-        "bytes": sum(f.size or 0 for f in out.files if f.listed),
-    }
+    # (of the listed files, only those read have a size, and only those can be "ok")
+    stage.counts = {"listed": len(wanted), "ok": ok_count, "bytes": total}
     return out

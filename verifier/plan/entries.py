@@ -45,8 +45,10 @@ class ManifestPlan:
 
     def files(self) -> list[str]:
         """The regular files to read: every listed one and every unlisted one, sorted."""
-        listed = {n for n, k in self.kinds.items() if k is Kind.FILE}
-        return sorted(listed | {n for n, k in self.unlisted if k is Kind.FILE})
+        file = Kind.FILE
+        # (no name is twice in either, nor in both: unlisted names are the unlisted ones)
+        listed = [n for n, k in self.kinds.items() if k is file]
+        return sorted(listed + [n for n, k in self.unlisted if k is file])
 
 
 def plan_manifest(
@@ -89,6 +91,89 @@ def plan_manifest(
                 "The manifest has no properly formatted checksum lines.",
             )
         )
+    if not _take_normal(out, parsed, base, decode_name):
+        _take_one_by_one(out, parsed, base, decode_name)
+    del parsed
+    wanted, relative = out.wanted, out.relative
+
+    rel_scope = sorted(set(scope)) if scope is not None else default_scope(relative.values())
+    used_scope = out.scope = scope_in_source(rel_scope, base)
+    seen: set[str] = set()
+    walked: set[str] = set()  # listed names the walk met as regular files
+    file, unreadable, refused = Kind.FILE, Kind.UNREADABLE, Kind.REFUSED
+    met = walked.add
+    for item in used_scope:
+        for name, kind in source.walk(_walk_start(item)):
+            if name in wanted:  # the common case; a listed name is judged on its own, even
+                # one the walk could not look at (never an unreadable folder, then)
+                if kind is file:
+                    met(name)
+                continue
+            if kind is unreadable:
+                inside = f"{name}/-" if name else "-"  # would a file in it be in scope?
+                fresh = name not in seen
+                if fresh and _in_scope(inside, used_scope) and not excluded(inside):
+                    seen.add(name)
+                    out.unreadable.append(name)
+                continue
+            if name in seen or name == rel or name in ignore or excluded(name):
+                continue
+            if kind is refused or not _in_scope(name, used_scope):
+                continue
+            seen.add(name)
+            out.unlisted.append((name, kind))
+    # A walk never follows a link, so what it met as a regular file is one, reached through
+    # real folders: no need to look again. Every other listed name is looked up on its own,
+    # in sorted order.
+    order = sorted(wanted)
+    kinds = out.kinds = dict.fromkeys(order, file)
+    if len(walked) != len(order):  # (walked is a subset of the listed names)
+        for name in order:
+            if name not in walked:
+                kinds[name] = source.kind(name)
+    return out
+
+
+def _take_normal(
+    out: ManifestPlan, parsed: ParsedManifest, base: str, decode: Callable[[str], str] | None
+) -> bool:
+    """The entries at once when every name is already normal (:func:`normalize_name` would
+    return it unchanged), none is listed twice and none is the manifest: the common case,
+    with no finding to make. ``False`` (and nothing taken) otherwise."""
+    if not parsed.entries:
+        return True
+    lines, names, digests, _ = zip(*parsed.entries, strict=True)
+    raws: tuple[str, ...] | list[str] = [decode(n) for n in names] if decode else names
+    # All the names joined by NUL, and NUL at both ends: as no name holds a NUL (the count),
+    # each test below holds for the whole text exactly when it holds for every name; a
+    # colon anywhere (a drive, ``C:``, is the second character) is left to the per-name path.
+    text = "\0" + "\0".join(raws) + "\0"
+    if (
+        text.count("\0") != len(raws) + 1
+        or "\0\0" in text  # an empty name
+        or "\0." in text  # a name starting with "." or "/"
+        or "\0/" in text
+        or "/." in text
+        or "//" in text
+        or "/\0" in text  # ending with "/"
+        or ":" in text
+    ):
+        return False
+    paths = raws if not base else [f"{base}/{n}" for n in raws]
+    wanted = dict(zip(paths, digests, strict=True))
+    if len(wanted) != len(paths) or (out.rel is not None and out.rel in wanted):
+        return False  # a duplicate, or the manifest listed: the findings say which
+    out.wanted = wanted
+    out.relative = dict(zip(paths, raws, strict=True))
+    out.first_line = dict(zip(paths, lines, strict=True))
+    return True
+
+
+def _take_one_by_one(
+    out: ManifestPlan, parsed: ParsedManifest, base: str, decode_name: Callable[[str], str] | None
+) -> None:
+    """The entries one by one, with a finding for each unsafe, duplicate or self-listed one."""
+    findings, rel = out.findings, out.rel
     wanted, relative, first_line = out.wanted, out.relative, out.first_line
     for entry in parsed.entries:
         raw = decode_name(entry.name) if decode_name else entry.name
@@ -128,32 +213,3 @@ def plan_manifest(
         wanted[path] = entry.digest
         relative[path] = norm
         first_line[path] = entry.line
-    del parsed
-
-    rel_scope = sorted(set(scope)) if scope is not None else default_scope(relative.values())
-    used_scope = out.scope = scope_in_source(rel_scope, base)
-    seen: set[str] = set()
-    walked: set[str] = set()  # listed names the walk met as regular files
-    for item in used_scope:
-        for name, kind in source.walk(_walk_start(item)):
-            if kind is Kind.UNREADABLE:
-                inside = f"{name}/-" if name else "-"  # would a file in it be in scope?
-                fresh = name not in seen and name not in wanted
-                if fresh and _in_scope(inside, used_scope) and not excluded(inside):
-                    seen.add(name)
-                    out.unreadable.append(name)
-                continue
-            if name in wanted:
-                if kind is Kind.FILE:
-                    walked.add(name)
-                continue
-            if name in seen or name == rel or name in ignore or excluded(name):
-                continue
-            if kind is Kind.REFUSED or not _in_scope(name, used_scope):
-                continue
-            seen.add(name)
-            out.unlisted.append((name, kind))
-    # A walk never follows a link, so what it met as a regular file is one, reached through
-    # real folders: no need to look again. Every other listed name is looked up on its own.
-    out.kinds = {n: Kind.FILE if n in walked else source.kind(n) for n in sorted(wanted)}
-    return out

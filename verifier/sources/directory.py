@@ -143,6 +143,7 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
         stack = [folder]
         sizes = self._sizes
         by_name = operator.attrgetter("name")
+        file = Kind.FILE
         while stack:
             current = stack.pop()
             try:
@@ -155,22 +156,23 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
             above = f"{current}/" if current else ""
             for entry in entries:
                 rel = above + entry.name
-                # _entry_kind, inline (once per file of a large archive)
+                # _entry_kind, inline (once per file of a large archive), the common case
+                # first: is_file and is_dir (not following links) are false for a link, so
+                # the order of the tests does not change a kind, and where the file system
+                # gave no type each test makes the same lstat (and fails the same way)
                 try:
-                    if entry.is_symlink():
-                        kind = Kind.LINK
-                    elif entry.is_dir(follow_symlinks=False):
-                        stack.append(rel)
-                        continue
-                    elif entry.is_file(follow_symlinks=False):
+                    if entry.is_file(follow_symlinks=False):
                         try:  # noqa: SIM105  # (suppress() costs a context per file)
                             # its size, to spread reads by weight
                             sizes[rel] = entry.stat(follow_symlinks=False).st_size
                         except OSError:
                             pass
-                        kind = Kind.FILE
+                        kind = file
+                    elif entry.is_dir(follow_symlinks=False):
+                        stack.append(rel)
+                        continue
                     else:
-                        kind = Kind.OTHER
+                        kind = Kind.LINK if entry.is_symlink() else Kind.OTHER
                 except OSError as exc:
                     self.walk_errors[rel] = exc.strerror or str(exc)
                     kind = Kind.UNREADABLE
@@ -197,8 +199,9 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
         return name
 
     def size_hint(self, name: str) -> int:
-        if name in self._sizes:
-            return self._sizes[name]
+        size = self._sizes.get(name)  # (asked once per file of the plan)
+        if size is not None:
+            return size
         try:
             return os.lstat(self._full(name)).st_size
         except OSError:
