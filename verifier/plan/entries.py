@@ -140,10 +140,11 @@ def _take_normal(
     """The entries at once when every name is already normal (:func:`normalize_name` would
     return it unchanged), none is listed twice and none is the manifest: the common case,
     with no finding to make. ``False`` (and nothing taken) otherwise."""
-    if not parsed.entries:
+    entries = parsed.entries
+    if not entries:
         return True
-    lines, names, digests, _ = zip(*parsed.entries, strict=True)
-    raws: tuple[str, ...] | list[str] = [decode(n) for n in names] if decode else names
+    names = [e.name for e in entries]
+    raws = [decode(n) for n in names] if decode else names
     # All the names joined by NUL, and NUL at both ends: as no name holds a NUL (the count),
     # each test below holds for the whole text exactly when it holds for every name; a
     # colon anywhere (a drive, ``C:``, is the second character) is left to the per-name path.
@@ -160,12 +161,12 @@ def _take_normal(
     ):
         return False
     paths = raws if not base else [f"{base}/{n}" for n in raws]
-    wanted = dict(zip(paths, digests, strict=True))
+    wanted = dict(zip(paths, [e.digest for e in entries], strict=True))
     if len(wanted) != len(paths) or (out.rel is not None and out.rel in wanted):
         return False  # a duplicate, or the manifest listed: the findings say which
     out.wanted = wanted
     out.relative = dict(zip(paths, raws, strict=True))
-    out.first_line = dict(zip(paths, lines, strict=True))
+    out.first_line = dict(zip(paths, [e.line for e in entries], strict=True))
     return True
 
 
