@@ -81,9 +81,7 @@ def is_rfc3339(value: object) -> bool:
     # what instant() checks, without computing the instant (once per date-time in a record)
     m = _DATE_TIME_RE.match(value)
     return (
-        m is not None
-        and _valid_date(*m.group(1, 2, 3))
-        and _time_parts(m.groups()[3:]) is not None
+        m is not None and _valid_date(*m.group(1, 2, 3)) and _time_parts(m.groups()[3:]) is not None
     )
 
 
