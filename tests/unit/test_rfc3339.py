@@ -39,3 +39,18 @@ def test_invalid(value: str) -> None:
 
 def test_non_strings_are_left_to_the_type_keyword() -> None:
     assert is_rfc3339(42)
+
+
+def test_the_check_agrees_with_the_instant_it_would_name() -> None:
+    """``is_rfc3339`` checks without computing the instant: it must accept exactly what
+    ``instant`` gives an instant for, leap seconds and offsets included."""
+    import itertools
+
+    from verifier.schema.rfc3339 import instant
+
+    dates = ["1990-12-31", "2016-02-29", "2015-02-29", "2000-02-29", "1900-02-29", "2024-13-01"]
+    times = ["23:59:60Z", "15:59:60-08:00", "15:59:60+08:00", "23:59:59.5z", "24:00:00Z"]
+    times += ["12:00:00+23:59", "12:00:00+24:00", "12:00:00-00:60", "23:60:00Z"]
+    for date, sep, time in itertools.product(dates, "Tt ", times):
+        value = date + sep + time
+        assert is_rfc3339(value) is (instant(value) is not None), value

@@ -14,7 +14,7 @@ from verifier.execute import create
 from verifier.execute.inline import InlineExecutor
 from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
-from verifier.inspect.inspect import FileFacts, InspectContext
+from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
 from verifier.plan.plan import FileTask, weight
 from verifier.sources.capabilities import ReadChecks, WorkerReads
 from verifier.sources.interface import Source
@@ -46,8 +46,12 @@ class Facts:
         if facts.error is not None:
             self.errors[task.name] = facts.error
             return
-        assert facts.digest is not None
-        self.digests[task.name] = facts.digest
+        digest = facts.digest
+        assert digest is not None
+        if digest.sha256 == AS_EXPECTED:  # as listed: the plan's own string, held once
+            assert task.expected is not None
+            digest = Digest(task.expected, digest.size, digest.crlf, digest.lf, digest.others)
+        self.digests[task.name] = digest
         if facts.record is not None and task.record is not None:
             self.records[task.record] = facts.record
         if facts.data is not None:
