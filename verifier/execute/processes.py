@@ -34,7 +34,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from typing import IO, Any
 
@@ -138,7 +138,7 @@ class ProcessExecutor(Executor):
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Sequence[Any],
+        tasks: Iterable[Any],
         weight: Callable[[Any], int] | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> Iterator[Any]:
@@ -152,7 +152,7 @@ class ProcessExecutor(Executor):
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Sequence[Any],
+        tasks: Iterable[Any],
         weight: Callable[[Any], int] | None,
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
