@@ -2,7 +2,7 @@
 give (role, listed SHA-256, further algorithms, wants, container), on a plain archive and on
 a bag with other algorithms; made lazily (Plan.rest) they are counted before they are made,
 and the executor is chosen as from the whole list; and they pickle compactly (a typical
-batch within one 64 KiB pipe buffer), back equal."""
+batch within one 64 KiB pipe buffer), back equal, as their facts do."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ import pytest
 
 from tests.conftest import copy_bundled, require_module, write_archive
 from verifier.execute.registry import MIN_ITEMS
+from verifier.inspect.digest import Digest
 from verifier.inspect.gather import Facts, executor_name, inspect_all
+from verifier.inspect.inspect import FileFacts
+from verifier.inspect.record import RecordResult
 from verifier.pipeline import _digest_preread, open_location
 from verifier.plan.build import build_plan
 from verifier.plan.options import Options
@@ -148,3 +151,25 @@ def test_a_batch_pickles_smaller_than_its_fields_and_within_a_pipe_buffer() -> N
     compact = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
     assert pickle.loads(compact) == batch
     assert len(compact) < 0.75 * len(plain) and len(compact) < 64 << 10
+
+
+DIGEST = Digest(SHA, 618)
+RECORD = RecordResult((), [], True, 1, {"/a": {"b": 1}, "/c": "d"})
+FACTS = [
+    FileFacts("e/a.json", DIGEST, None, RECORD),
+    FileFacts("e/a.txt", Digest(SHA, 3, SHA, None, (("md5", "0" * 32),)), None, None),
+    FileFacts("e/a.txt", Digest(SHA.upper(), 3), None, None),
+    FileFacts("e/a.txt", Digest("short", 3), None, None),
+    FileFacts("e/a.json", None, "Permission denied", None),
+    FileFacts("e/s.json", DIGEST, None, None, b"{}"),
+    FileFacts("e/a.json", DIGEST, None, RECORD, None, (("blob", "ab" * 20),)),
+    FileFacts("e/a.json", DIGEST, None, RECORD._replace(extracted=None, parsed=False)),
+]
+
+
+@pytest.mark.parametrize("facts", FACTS)
+def test_facts_pickle_back_equal(facts: FileFacts) -> None:
+    again = pickle.loads(pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
+    assert type(again) is FileFacts and again == facts
+    assert type(again.digest) is type(facts.digest)
+    assert type(again.record) is type(facts.record)
