@@ -111,7 +111,7 @@ def inspect_all(
             progress("integrity", done, total)
 
     taken: deque[FileTask] = deque()  # sent, facts not back yet (the executor's window)
-    feed = _kept(tasks, taken)
+    feed = _Kept(tasks, taken, total)
     with executor:
         results: Iterator[FileFacts] = executor.map(
             inspecting.inspect_batch, context, feed, weight=weight, progress=advance
@@ -139,12 +139,28 @@ def inspect_all(
         facts.pids.add(os.getpid())
 
 
-def _kept(tasks: Iterable[FileTask], taken: deque[FileTask]) -> Iterator[FileTask]:
-    """``tasks``, each kept in ``taken`` as the executor takes it (results come back in
-    task order: the oldest one taken is the next result's)."""
-    for task in tasks:
-        taken.append(task)
-        yield task
+class _Kept:
+    """``tasks`` as the executor takes them, each kept in ``taken`` (results come back in
+    task order: the oldest one taken is the next result's); ``len()`` is how many there
+    are in all, known before they are made."""
+
+    __slots__ = ("_count", "_taken", "_tasks")
+
+    def __init__(self, tasks: Iterable[FileTask], taken: deque[FileTask], count: int) -> None:
+        self._tasks = iter(tasks)
+        self._taken = taken
+        self._count = count
+
+    def __iter__(self) -> Iterator[FileTask]:
+        return self
+
+    def __next__(self) -> FileTask:
+        task = next(self._tasks)
+        self._taken.append(task)
+        return task
+
+    def __len__(self) -> int:
+        return self._count
 
 
 def executor_name(options: Options, tasks: list[FileTask] | Tasks) -> str:
