@@ -90,25 +90,25 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     _digest_preread(plan, facts)
     # the schemas and documents first, here: the bundle and what every record must yield
     announce(options.progress, "schemas")
-    early = [plan.task(source, n) for n in plan.order if plan.early(n)]
+    early = list(plan.tasks(source, plan.early_names()))
     inspect_all(source, records.bundle, early, facts, options, here=True)
     held, facts.held = facts.held, {}
     records.prepare(held)  # parsed once; each document's bytes dropped as it is parsed
     del held
     done = {t.name for t in early}
-    tasks = [plan.task(source, n) for n in plan.order if n not in done]
-    del early, done
+    del early
 
-    # 2. inspect every other file, wherever the executor runs it
+    # 2. inspect every other file, wherever the executor runs it; each task is made as the
+    # executor takes it (the workers read the first batches while later ones are made)
     announce(options.progress, "records")
-    inspect_all(source, records.bundle, tasks, facts, options)
-    del tasks
+    inspect_all(source, records.bundle, plan.rest(source, done), facts, options)
+    del done
 
     # 3. judge; hints first ask for the files they compare against
     first = judge_first(plan, facts, source)
     names = hint_names(plan, first, source, options.hints)
     if names:
-        extra = [plan.task(source, n) for n in names if not facts.known(n)]
+        extra = list(plan.tasks(source, (n for n in names if not facts.known(n))))
         inspect_all(source, records.bundle, extra, facts, options)
         facts.held.clear()
     records.forget_needs()  # no task is made after this

@@ -49,3 +49,15 @@ def test_classify_says_what_parsed_inner_and_early_say(
     assert {role for role, _ in roles.values()} == {"record", "document", "schema", "other"}
     if containers:
         assert roles[prefix + "logs/run.jsonl"] == ("record", "logs/run.jsonl")
+
+
+@pytest.mark.parametrize("containers", [(), (("logs/*.jsonl", None, False),)])
+@pytest.mark.parametrize("prefix", ["c/", ""])
+def test_the_classifier_made_once_per_run_says_what_classify_says(
+    containers: tuple[tuple[str, str | None, bool], ...], prefix: str
+) -> None:
+    plan = RecordPlan(prefix, containers=containers)
+    names = NAMES if prefix else [n.removeprefix("c/") for n in NAMES]
+    names += [prefix + "logs/run.json", prefix + "schemas/x.jsonl", prefix + "evidence/a.jsonl"]
+    classify = plan.classifier()
+    assert [classify(name) for name in names] == [plan.classify(name) for name in names]

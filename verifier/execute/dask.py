@@ -27,7 +27,7 @@ import pickle
 import socket
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from verifier.execute.interface import BatchFn, Executor, ExecutorError, batches
@@ -105,7 +105,7 @@ class DaskExecutor(Executor):
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Sequence[Any],
+        tasks: Iterable[Any],
         weight: Callable[[Any], int] | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> Iterator[Any]:
@@ -117,7 +117,7 @@ class DaskExecutor(Executor):
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Sequence[Any],
+        tasks: Iterable[Any],
         weight: Callable[[Any], int] | None,
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:

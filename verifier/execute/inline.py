@@ -3,7 +3,7 @@ tested against, and what small archives use."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from verifier.execute.interface import BatchFn, Executor, batches
@@ -19,7 +19,7 @@ class InlineExecutor(Executor):
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Sequence[Any],
+        tasks: Iterable[Any],
         weight: Callable[[Any], int] | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> Iterator[Any]:

@@ -1,6 +1,7 @@
 """The interface every executor implements.
 
-An executor runs a pure, module-level function over a sequence of small picklable tasks and
+An executor runs a pure, module-level function over an iterable of small picklable tasks
+(taken batch by batch as the map goes: the caller may make them as they are taken) and
 yields the results **in task order**, whatever ran them and however many workers took part:
 that order is what makes every report byte-identical across executors and worker counts.
 
@@ -13,7 +14,7 @@ a module global, so a worker started with ``spawn`` (or on another machine) beha
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -41,7 +42,7 @@ class Executor(abc.ABC):
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Sequence[Any],
+        tasks: Iterable[Any],
         weight: Callable[[Any], int] | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> Iterator[Any]:
@@ -72,7 +73,7 @@ BATCH_WEIGHT = 4 << 20
 BATCH_ITEMS = 512
 
 
-def batches(tasks: Sequence[T], weight: Callable[[T], int] | None = None) -> Iterator[list[T]]:
+def batches(tasks: Iterable[T], weight: Callable[[T], int] | None = None) -> Iterator[list[T]]:
     """``tasks`` cut into consecutive batches of at most :data:`BATCH_ITEMS` tasks or about
     :data:`BATCH_WEIGHT` (by ``weight``), in order."""
     current: list[T] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from verifier.execute.interface import Executor
@@ -36,14 +36,19 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def resolve(name: str, count: int, weight: int, workers: int) -> str:
+def resolve(name: str, count: int, weight: int | Callable[[], int], workers: int) -> str:
     """The executor ``name`` stands for: itself, or for ``auto`` local processes when there
     are ``workers > 1`` and ``count`` tasks weighing ``weight`` bytes are worth starting
-    them for, else inline."""
+    them for, else inline. ``weight`` may be a function, called only if the count alone
+    does not decide."""
     if name != "auto":
         return name
-    worth = count >= 2 and (count >= MIN_ITEMS or weight >= MIN_WEIGHT)
-    return "processes" if workers > 1 and worth and os.name == "posix" else "inline"
+    if workers <= 1 or os.name != "posix" or count < 2:
+        return "inline"
+    if count >= MIN_ITEMS:
+        return "processes"
+    worth = (weight() if callable(weight) else weight) >= MIN_WEIGHT
+    return "processes" if worth else "inline"
 
 
 def create(name: str, workers: int = 1, scheduler: str | None = None) -> Executor:

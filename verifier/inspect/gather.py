@@ -7,7 +7,8 @@ facts (:class:`Facts`): a digest per file, a read error, each record's small res
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from verifier.execute import create
@@ -15,7 +16,7 @@ from verifier.execute.inline import InlineExecutor
 from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
-from verifier.plan.plan import FileTask, weight
+from verifier.plan.plan import FileTask, Tasks, weight
 from verifier.sources.capabilities import ReadChecks, WorkerReads
 from verifier.sources.interface import Source
 from verifier.sources.openers import LiveOpener
@@ -61,7 +62,7 @@ class Facts:
 def inspect_all(
     source: Source,
     bundle: Any,
-    tasks: list[FileTask],
+    tasks: list[FileTask] | Tasks,
     facts: Facts,
     options: Options,
     here: bool = False,
@@ -69,10 +70,11 @@ def inspect_all(
     """Inspect ``tasks`` and add their facts. ``here``: in this process (the plan's early
     files). A source without worker reads is read here in one pass; otherwise the executor the
     options name runs the tasks (``auto``: worker processes when the work is large enough
-    to pay for them)."""
-    if not tasks:
-        return
+    to pay for them). ``tasks`` may be made as they are taken (:class:`Tasks`): the executor
+    pulls them batch by batch, and each is kept only until its facts come back."""
     total = len(tasks)
+    if not total:
+        return
     progress = options.progress
     reads = None if here else source.capability(WorkerReads)
     if reads is None:  # no worker reads (or the plan's own early files): one pass, here
@@ -112,17 +114,24 @@ def inspect_all(
         if progress is not None:
             progress("integrity", done, total)
 
+    taken: deque[FileTask] = deque()  # sent, facts not back yet (the executor's window)
+    feed = _Kept(tasks, taken, total)
     with executor:
         results: Iterator[FileFacts] = executor.map(
-            inspecting.inspect_batch, context, tasks, weight=weight, progress=advance
+            inspecting.inspect_batch, context, feed, weight=weight, progress=advance
         )
         try:
-            for task, found in zip(tasks, results, strict=True):
+            for found in results:
+                if not taken:
+                    raise ValueError("an executor returned more results than tasks")
+                task = taken.popleft()
                 facts.add(task, found)
                 if found.checks and judge is None:
                     raise RuntimeError(f"{source.name} cannot judge its opener's checks")
                 if judge is not None and found.error is None:
                     judge.take_checks(task.name, found.checks)
+            if taken or next(feed, None) is not None:
+                raise ValueError("an executor returned fewer results than tasks")
         finally:
             context.opener.close()  # what it opened in this process (a zip's handle)
     described = executor.describe()
@@ -134,7 +143,38 @@ def inspect_all(
         facts.pids.add(os.getpid())
 
 
-def executor_name(options: Options, tasks: list[FileTask]) -> str:
+class _Kept:
+    """``tasks`` as the executor takes them, each kept in ``taken`` (results come back in
+    task order: the oldest one taken is the next result's); ``len()`` is how many there
+    are in all, known before they are made."""
+
+    __slots__ = ("_count", "_taken", "_tasks")
+
+    def __init__(self, tasks: Iterable[FileTask], taken: deque[FileTask], count: int) -> None:
+        self._tasks = iter(tasks)
+        self._taken = taken
+        self._count = count
+
+    def __iter__(self) -> Iterator[FileTask]:
+        return self
+
+    def __next__(self) -> FileTask:
+        task = next(self._tasks)
+        self._taken.append(task)
+        return task
+
+    def __len__(self) -> int:
+        return self._count
+
+
+def executor_name(options: Options, tasks: list[FileTask] | Tasks) -> str:
+    """The executor for ``tasks``: by their count and, only when the count alone does not
+    decide, their total size (a :class:`Tasks` is iterated for it: a few thousand at most)."""
     from verifier.execute.registry import resolve
 
-    return resolve(options.executor, len(tasks), sum(t.size for t in tasks), options.worker_count())
+    return resolve(
+        options.executor,
+        len(tasks),
+        lambda: sum(t.size for t in tasks),
+        options.worker_count(),
+    )

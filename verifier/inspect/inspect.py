@@ -32,6 +32,51 @@ class FileFacts(NamedTuple):
     data: bytes | None = None  # a document's or schema's bytes (read first, in this process)
     checks: tuple[tuple[str, str], ...] = ()  # what the opener verified (a git blob's id)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled flat (a batch of them comes back from a worker, unpickled in the main
+        process): a file read, with its digest and a record's result or none, is one call
+        and its SHA-256 its 32 bytes; anything else (an error, bytes, checks) field by field."""
+        name, digest, error, record, data, checks = self
+        if (
+            error is not None
+            or data is not None
+            or checks
+            or type(digest) is not Digest
+            or (record is not None and type(record) is not RecordResult)
+        ):
+            return FileFacts, tuple(self)
+        sha = digest[0]
+        packed: str | bytes = sha
+        if type(sha) is str and len(sha) == 64:
+            try:
+                raw = bytes.fromhex(sha)
+            except ValueError:
+                pass
+            else:
+                packed = raw if raw.hex() == sha else sha
+        if record is None:
+            return _facts, (name, packed, digest[1:])
+        return _facts, (name, packed, digest[1:], tuple(record))
+
+
+def _facts(
+    name: str, sha: str | bytes, digest: tuple[Any, ...], record: tuple[Any, ...] | None = None
+) -> FileFacts:
+    """A :class:`FileFacts` from what its ``__reduce__`` keeps: the SHA-256, the digest's
+    other fields, the record result's fields (if any)."""
+    new = tuple.__new__
+    return new(
+        FileFacts,
+        (
+            name,
+            new(Digest, (sha.hex() if type(sha) is bytes else sha, *digest)),
+            None,
+            new(RecordResult, record) if record is not None else None,
+            None,
+            (),
+        ),
+    )
+
 
 def inspect(context: InspectContext, task: FileTask, stream: Stream | None = None) -> FileFacts:
     """The facts of one file: from ``stream`` if given (a source read in one pass), else

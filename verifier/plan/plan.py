@@ -9,6 +9,7 @@ main process's: the manifests' plans, the records' plan, and the files to inspec
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 #: ``other`` (hashed only)
 ROLES = ("record", "schema", "document", "other")
 _EARLY = frozenset({"schema", "document"})  # read first, in the main process
+_SHARED = 1024  # distinct wants kept as one tuple each (most records want the same few)
 
 
 class FileTask(NamedTuple):
@@ -41,6 +43,97 @@ class FileTask(NamedTuple):
     algorithms: tuple[str, ...]  # further hashlib algorithms, from the same read
     wants: Wants = ()  # what a record must yield
     container: tuple[str | None, bool] | None = None  # a transcript container: (shape, leaf)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled compactly (a batch of them goes to a worker): what is usually implied is
+        left out, ``where`` when it is the name and the trailing defaults; the role,
+        ``variants``, whether ``where`` is the name and where ``record`` starts in the name
+        are one number; the expected SHA-256 travels as its 32 bytes. Anything else (a
+        record that is not the name's tail, a role not in :data:`ROLES`): field by field."""
+        name, where, size, role, record, expected, variants, algorithms, wants, container = self
+        code = _ROLE_CODES.get(role)
+        if code is None or type(variants) is not bool or type(name) is not str:
+            return FileTask, tuple(self)
+        if record is not None:
+            if not name.endswith(record):
+                return FileTask, tuple(self)
+            code |= (len(name) - len(record) + 1) << 4
+        if variants:
+            code |= 4
+        digest: str | bytes | None = expected
+        if expected is not None and len(expected) == 64:
+            try:
+                raw = bytes.fromhex(expected)
+            except ValueError:
+                pass
+            else:
+                digest = raw if raw.hex() == expected else expected
+        if where is name:
+            code |= 8
+            if container is None:
+                if not algorithms:
+                    if not wants:
+                        return _task, (name, size, code, digest)
+                    return _task, (name, size, code, digest, wants)
+                return _task, (name, size, code, digest, wants, algorithms)
+            return _task, (name, size, code, digest, wants, algorithms, container)
+        return _task, (name, size, code, digest, wants, algorithms, container, where)
+
+
+_ROLE_CODES = {role: i for i, role in enumerate(ROLES)}
+
+
+def _task(
+    name: str,
+    size: int,
+    code: int,
+    digest: str | bytes | None,
+    wants: Wants = (),
+    algorithms: tuple[str, ...] = (),
+    container: tuple[str | None, bool] | None = None,
+    where: Any = None,
+) -> FileTask:
+    """A :class:`FileTask` from what its ``__reduce__`` keeps."""
+    cut = code >> 4
+    return tuple.__new__(
+        FileTask,
+        (
+            name,
+            name if code & 8 else where,
+            size,
+            ROLES[code & 3],
+            name[cut - 1 :] if cut else None,
+            digest.hex() if type(digest) is bytes else digest,
+            bool(code & 4),
+            algorithms,
+            wants,
+            container,
+        ),
+    )
+
+
+class Tasks:
+    """Tasks made as they are taken (an executor's batches are cut while the workers read
+    the first ones), of files known before: how many, and their total size on demand (what
+    choosing the executor weighs)."""
+
+    __slots__ = ("_make", "_names", "count")
+
+    def __init__(
+        self,
+        make: Callable[[Iterable[str]], Iterator[FileTask]],
+        names: Callable[[], Iterable[str]],
+        count: int,
+    ) -> None:
+        self._make = make
+        self._names = names
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[FileTask]:
+        return self._make(self._names())
 
 
 def weight(task: FileTask) -> int:
@@ -93,32 +186,86 @@ class Plan:
         found = self.also.get(name)
         return tuple(sorted(found)) if found is not None else self.by_place(name)
 
-    def listed_sha256(self, name: str) -> str | None:
-        """The SHA-256 the first SHA-256 manifest listing it as a file gives (for variants)."""
-        for plan in self.manifests:
-            if plan.algorithm == "sha256" and plan.kinds.get(name) is Kind.FILE:
-                return plan.wanted[name]
-        return None
-
-    def early(self, name: str) -> bool:
-        return self.parse and self.records.classify(name)[0] in _EARLY
+    def early_names(self) -> list[str]:
+        """The files read first, in plan order: the schemas and documents (before
+        :meth:`RecordPlan.prepare`, which may make more files records, never fewer early
+        ones). A file is classified only if its inner path can be early at all."""
+        if not self.parse:
+            return []
+        records = self.records
+        prefix, cut = records.prefix, len(records.prefix)
+        schemas = records.schemas_dir + "/"
+        documents = {records.spec_path, *records.documents}
+        classify = records.classify
+        return [
+            name
+            for name in self.order
+            if name.startswith(prefix)
+            and (name.startswith(schemas, cut) or name[cut:] in documents)
+            and classify(name)[0] in _EARLY
+        ]
 
     def task(self, source: Source, name: str) -> FileTask:
+        return next(self.tasks(source, (name,)))
+
+    def tasks(self, source: Source, names: Iterable[str]) -> Iterator[FileTask]:
+        """The task of each of ``names``, made as they are taken. What is the same for every
+        file is looked up once: the source's capabilities, the SHA-256 manifests, whether
+        any file has further algorithms; each file is classified once; equal wants are one
+        tuple (pickled once per batch)."""
         records = self.records
-        role, inner = records.classify(name) if self.parse else ("other", None)
-        wants = records.wants(inner) if role == "record" and inner is not None else ()
-        listed = self.listed_sha256(name)
         reads = source.capability(WorkerReads)  # none: read here by name, in one pass
         sizes = source.capability(SizeHints)  # none: counted as 0 when work is balanced
-        return FileTask(
-            name,
-            reads.locate(name) if reads is not None else name,
-            sizes.size_hint(name) if sizes is not None else 0,
-            role,
-            inner,
-            listed,
-            listed is not None,
-            self.algorithms(name),
-            wants,
-            records.container_of(inner) if role == "record" and inner is not None else None,
+        locate = reads.locate if reads is not None else None
+        size_hint = sizes.size_hint if sizes is not None else None
+        listings = [(m.kinds, m.wanted) for m in self.manifests if m.algorithm == "sha256"]
+        more = bool(self.also) or self.places != ((), ())
+        classify = records.classifier() if self.parse else None
+        index = records.index
+        wants_of = index.wants if index is not None else records.wants  # (which asserts)
+        container_of = records.container_of if records.containers else None
+        shared: dict[Wants, Wants] = {}
+        new = tuple.__new__  # FileTask's own __new__ is a Python function: skipped here
+        file = Kind.FILE
+        for name in names:
+            role, inner = classify(name) if classify is not None else ("other", None)
+            wants: Wants = ()
+            container = None
+            if role == "record" and inner is not None:
+                found = wants_of(inner)
+                if found:
+                    wants = shared.get(found, found)
+                    if wants is found and len(shared) < _SHARED:
+                        shared[found] = found
+                if container_of is not None:
+                    container = container_of(inner)
+            listed = None
+            for kinds, wanted in listings:
+                if kinds.get(name) is file:
+                    listed = wanted[name]
+                    break
+            yield new(
+                FileTask,
+                (
+                    name,
+                    locate(name) if locate is not None else name,
+                    size_hint(name) if size_hint is not None else 0,
+                    role,
+                    inner,
+                    listed,
+                    listed is not None,
+                    self.algorithms(name) if more else (),
+                    wants,
+                    container,
+                ),
+            )
+
+    def rest(self, source: Source, done: Collection[str]) -> Tasks:
+        """The tasks of every file in :attr:`order` but ``done`` (files of the order, each
+        once), made as they are taken."""
+        order = self.order
+        return Tasks(
+            lambda names: self.tasks(source, names),
+            lambda: (n for n in order if n not in done) if done else order,
+            len(order) - len(done),
         )

@@ -11,6 +11,7 @@ twice. Every other record is then inspected wherever its task runs, with its wan
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,35 @@ class RecordPlan:
         if inner == self.spec_path or inner in self.documents:
             return "document", inner
         return "record", inner
+
+    def classifier(self) -> Callable[[str], tuple[str, str | None]]:
+        """:meth:`classify` with what is the same for every file (the prefixes, the
+        documents, whether the spec declares containers) looked up once, for a run's every
+        task: the same answers while the plan does not change (made after :meth:`prepare`)."""
+        prefix, cut = self.prefix, len(self.prefix)
+        schemas = self.schemas_dir + "/"
+        records = self.records_dir.strip("/") + "/"
+        documents = frozenset({self.spec_path, *self.documents})
+        container_of = self.container_of if self.containers else None
+        other: tuple[str, str | None] = ("other", None)
+        schema: tuple[str, str | None] = ("schema", None)
+
+        def classify(name: str) -> tuple[str, str | None]:
+            if not name.startswith(prefix):
+                return other
+            inner = name[cut:]
+            if inner.endswith(".json"):
+                if inner.startswith(schemas):
+                    return schema
+                if not inner.startswith(records) and (
+                    container_of is None or container_of(inner) is None
+                ):
+                    return other
+            elif container_of is None or container_of(inner) is None:
+                return other
+            return ("document" if inner in documents else "record"), inner
+
+        return classify
 
     def inner(self, name: str) -> str | None:
         """The record path inside the content root of a source path, or ``None`` if it is
