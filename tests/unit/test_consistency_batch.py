@@ -318,3 +318,14 @@ def test_the_common_shape_lanes_are_taken() -> None:
         ]
         * 3
     )
+
+
+def test_an_assertion_without_its_parameters_leaves_the_lane_to_the_others() -> None:
+    """A plain-looking assertion lacking its selectors is the general path's (None), and the
+    kind's other assertions keep their passes (the call does not raise)."""
+    store = Records.of(RECORDS, list(needs_of({"assertions": PLAIN})))
+    for item in PLAIN[:3]:
+        bare = {"id": "x", "kind": item["kind"]}
+        found = KINDS[item["kind"]].quick([bare, item], store)
+        assert found[0] is None
+        assert found[1] is not None

@@ -38,7 +38,7 @@ class SameValue(AssertionKind):
         for spec in specs:
             # the common shape first: two plain selectors naming two string values
             if shapes.plain(spec):
-                selects = spec["selects"]
+                selects = spec.get("selects")
                 if type(selects) is list and len(selects) == 2:
                     first, second = shapes.place(selects[0]), shapes.place(selects[1])
                     if first is not None and second is not None and first != second:
