@@ -209,3 +209,123 @@ def test_a_batch_path_not_the_kinds_own_or_broken_is_not_used(
     )
     results = both([PLAIN[0]], RECORDS)
     assert [r.status for r in results] == [status]
+
+
+#: snapshots and values that the kinds' common-shape lanes take, or must turn away: integer
+#: counters (their keys needing a quote or a brace in the message), booleans and floats that
+#: equal integers, strings that need escaping, keys out of order, a missing key
+_LANE_VALUE = st.sampled_from(
+    [
+        {"n": 1, "m": 2},
+        {"m": 2, "n": 1},
+        {"n": 1, "m": 3},
+        {"n": 1},
+        {"n": True, "m": 2},
+        {"n": 1.0, "m": 2},
+        {"{n}": 1, 'a"b': 2, "x\ny": 3},
+        {"n": None, "m": 2},
+        {"n": 10**30, "m": -1},
+        {},
+        "pi_1",
+        "pi_2",
+        'q"uote',
+        "tab\there",
+        "x" * 100,
+        1,
+        True,
+        None,
+        [1, 2],
+    ]
+)
+_LANE_RECORD = st.dictionaries(st.sampled_from(["pi", "c", "d", "list"]), _LANE_VALUE)
+
+
+@st.composite
+def _lane_assertion(draw: st.DrawFn) -> dict[str, Any]:
+    """An assertion of the common shapes (the same few repeated, as in a real spec), or one
+    step off them."""
+    item = dict(draw(st.sampled_from(PLAIN)))
+    if draw(st.integers(0, 3)) == 0:
+        item = dict(draw(_near_pass()))
+    if draw(st.integers(0, 2)) == 0:
+        item["description"] = draw(st.sampled_from(["d", 1, None, [1], {"file": A}]))
+    for key in ("selects", "select", "before", "after"):
+        if key in item and draw(st.integers(0, 3)) == 0:
+            value = item[key]
+            if isinstance(value, list):
+                item[key] = [sel(draw(_FILE), draw(_POINTER)) for _ in value]
+            else:
+                item[key] = sel(draw(_FILE), draw(_POINTER))
+    return item
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(_lane_assertion(), max_size=30), _LANE_RECORD, _LANE_RECORD, _LANE_RECORD)
+def test_the_common_shape_lanes_agree_with_the_general_batch_path(
+    assertions: list[Any], a: Any, b: Any, c: Any
+) -> None:
+    """Many assertions of a few shapes in one call (what each kind learns of a shape is
+    reused): each kind's answers are those of its general path, one assertion at a time, and
+    the stage's with and without the batch path agree."""
+    from verifier.assertions import count, same_value, unchanged
+
+    records = {A: a, B: b, C: c}
+    spec = {"assertions": assertions}
+    store = Records.of(records, list(needs_of(spec)))
+    store.add(SPEC, document=spec)
+    general = {
+        "same-value": lambda s: same_value._one(s, store.quick_value),
+        "count": lambda s: count._one(s, store.quick_length),
+        "unchanged": lambda s: unchanged._one(s, store.quick_value),
+    }
+    for name, one in general.items():
+        specs = [s for s in assertions if s.get("kind") == name]
+        assert KINDS[name].quick(specs, store) == [one(s) for s in specs]
+    both([s | {"id": str(i)} for i, s in enumerate(assertions)], records)
+
+
+def test_the_common_shape_lanes_are_taken() -> None:
+    """The plain passes of the repeated shapes come from the lanes (the general path is not
+    asked), with the general path's messages."""
+    from verifier.assertions import count, same_value, unchanged
+
+    spec = {"assertions": PLAIN * 3}
+    store = Records.of(RECORDS, list(needs_of(spec)))
+    expected = {
+        s["kind"]: KINDS[s["kind"]].quick([s], store)
+        for s in PLAIN
+        if s["kind"] in ("same-value", "count")
+    }
+
+    def refuse(*_: Any) -> None:
+        raise AssertionError("the general path was asked")
+
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (count, same_value, unchanged):
+            patch.setattr(module, "_one", refuse)
+        for name, found in expected.items():
+            assert (
+                KINDS[name].quick([s for s in PLAIN if s["kind"] == name] * 3, store) == found * 3
+            )
+        answers = KINDS["unchanged"].quick([PLAIN[2]] * 3, store)
+    assert (
+        answers
+        == [
+            (
+                '2 value(s) unchanged: "m"=2, "n"=1',
+                (("evidence/a.json", "/c"), ("evidence/b.json", "/c")),
+            )
+        ]
+        * 3
+    )
+
+
+def test_an_assertion_without_its_parameters_leaves_the_lane_to_the_others() -> None:
+    """A plain-looking assertion lacking its selectors is the general path's (None), and the
+    kind's other assertions keep their passes (the call does not raise)."""
+    store = Records.of(RECORDS, list(needs_of({"assertions": PLAIN})))
+    for item in PLAIN[:3]:
+        bare = {"id": "x", "kind": item["kind"]}
+        found = KINDS[item["kind"]].quick([bare, item], store)
+        assert found[0] is None
+        assert found[1] is not None

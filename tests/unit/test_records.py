@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
 from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.judge.records import Records
-from verifier.plan.needs import Need, NeedIndex
+from verifier.plan.needs import Need, NeedIndex, _literal_folder
 
 _SEGMENT = st.sampled_from(["a", "b", "c.json", "d.json", "evidence", "x"])
 _PATH = st.lists(_SEGMENT, min_size=1, max_size=4).map("/".join)
@@ -99,3 +99,39 @@ def test_catalogue_cells_are_checked_against_what_records_hold() -> None:
     ]
     assert check_catalogue(records, "c.json", set())[-1].code == "catalogue.unknown-assertion"
     assert check_catalogue(records, "absent.json", set()) == []
+
+
+def _wants_one_by_one(needs: list[Need], path: str) -> tuple[tuple[str, bool], ...]:
+    """What a file wants, read off the needs in order: each (pointer, length) pair once, in
+    the order first declared, exact needs before glob ones (those by the depth of the folder
+    their matches lie in, then in order)."""
+    wanted: dict[tuple[str, bool], None] = {}
+    for need in needs:
+        if not need.glob and need.file == path:
+            wanted[(need.pointer, need.length)] = None
+    globs = [n for n in needs if n.glob]
+    for need in sorted(globs, key=lambda n: len(_literal_folder(n.file))):
+        if Glob(need.file).match(path):
+            wanted[(need.pointer, need.length)] = None
+    return tuple(wanted)
+
+
+_PATHS = ["e/a.json", "e/b.json", "e/c/d.json", "f.json"]
+
+
+@given(
+    st.lists(
+        st.builds(
+            Need,
+            st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
+            st.sampled_from(["", "/a", "/b", "/a/0"]),
+            st.booleans(),
+            st.booleans(),
+        ).filter(lambda n: n.glob or "*" not in n.file),
+        max_size=12,
+    )
+)
+def test_a_need_index_gives_each_file_its_wants_in_declared_order(needs: list[Need]) -> None:
+    index = NeedIndex(needs)
+    for path in [*_PATHS, "g.json"]:
+        assert index.wants(path) == _wants_one_by_one(needs, path)

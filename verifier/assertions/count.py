@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from verifier.assertions.batch import MISS, Quick, place, rest_plain
+from verifier.assertions.batch import MISS, Quick, Shapes, place, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -29,6 +29,7 @@ from verifier.judge.records import Records
 from verifier.report import Read
 
 _BOUNDS = ("equals", "min", "max")
+_new = tuple.__new__
 
 
 class Count(AssertionKind):
@@ -37,13 +38,15 @@ class Count(AssertionKind):
     def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
         distinct = spec.get("distinct")
         select = spec.get("select")
+        out: list[Need] = []
         if isinstance(select, dict):
             file, pointer = select.get("file"), select.get("pointer")
             if isinstance(file, str) and isinstance(pointer, str):
-                yield Need(file, pointer, length=distinct is None)
+                out.append(_new(Need, (file, pointer, False, distinct is None)))
         pattern = spec.get("files")
         if isinstance(pattern, str) and isinstance(distinct, str):
-            yield Need(pattern, distinct, glob=True)
+            out.append(Need(pattern, distinct, glob=True))
+        return out
 
     def covers(self, spec: dict[str, Any]) -> Iterator[Cover]:
         distinct = spec.get("distinct")
@@ -68,26 +71,23 @@ class Count(AssertionKind):
         """Only the count of an array's elements (``select``, no ``distinct``, no ``files``)
         within its bounds."""
         length = records.quick_length
+        shapes = Shapes("select")
         out: list[Quick | None] = []
+        append = out.append
         for spec in specs:
-            out.append(None)
-            if "files" in spec or "distinct" in spec or not rest_plain(spec, "select"):
+            if not shapes.plain(spec):
+                append(_one(spec, length))
                 continue
-            where = place(spec.get("select"))
+            # the common shape: one plain selector, integer bounds (the other keys scalars)
+            if "files" in spec or "distinct" in spec:
+                append(None)
+                continue
+            where = shapes.place(spec.get("select"))
             if where is None:
+                append(None)
                 continue
             bounds = [(k, spec[k]) for k in _BOUNDS if k in spec]
-            if not bounds or any(type(v) is not int for _, v in bounds):
-                continue
-            n = length(*where)
-            if n is MISS:
-                continue
-            for key, bound in bounds:
-                if n != bound if key == "equals" else n < bound if key == "min" else n > bound:
-                    break
-            else:
-                if n or any(v == 0 for _, v in bounds):
-                    out[-1] = (f"{n} elements", (Read(*where),))
+            append(_counted(length(*where), bounds, where))
         return out
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
@@ -143,3 +143,28 @@ class Count(AssertionKind):
                 "'equals': 0 (or 'max': 0, or 'min': 0)"
             )
         return Outcome.passed(f"{n} {what}")
+
+
+def _counted(n: Any, bounds: list[tuple[str, Any]], where: Read) -> Quick | None:
+    """The pass of a count of ``n`` elements (:data:`MISS`: none) within ``bounds``."""
+    if not bounds or any(type(v) is not int for _, v in bounds) or n is MISS:
+        return None
+    for key, bound in bounds:
+        if n != bound if key == "equals" else n < bound if key == "min" else n > bound:
+            return None
+    if n or any(v == 0 for _, v in bounds):
+        return (f"{n} elements", (where,))
+    return None
+
+
+def _one(spec: dict[str, Any], length: Any) -> Quick | None:
+    """The batch path's answer for one assertion of any shape."""
+    if "files" in spec or "distinct" in spec or not rest_plain(spec, "select"):
+        return None
+    found = place(spec.get("select"))
+    if found is None:
+        return None
+    bounds = [(k, spec[k]) for k in _BOUNDS if k in spec]
+    if not bounds or any(type(v) is not int for _, v in bounds):
+        return None
+    return _counted(length(*found), bounds, Read(*found))

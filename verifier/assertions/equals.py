@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from verifier.assertions.batch import MISS, Quick, place, rest_plain
+from verifier.assertions.batch import MISS, Quick, Shapes, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -17,7 +17,6 @@ from verifier.assertions.interface import (
     show,
 )
 from verifier.judge.records import Records
-from verifier.report import Read
 
 
 def _quick(
@@ -26,22 +25,23 @@ def _quick(
     """The passes of ``equals`` (``key`` "value") or ``in-set`` (``key`` "values", a
     non-empty array, ``one_of``)."""
     get = records.quick_value
+    shapes = Shapes("select", key)
     out: list[Quick | None] = []
     for spec in specs:
         out.append(None)
-        if key not in spec or not rest_plain(spec, "select", key):
+        if key not in spec or not (shapes.plain(spec) or rest_plain(spec, "select", key)):
             continue
         expected = spec[key]
         if isinstance(expected, dict | list) and not selectors_well_formed(expected):
             continue
         if one_of and (type(expected) is not list or not expected):
             continue
-        where = place(spec.get("select"))
+        where = shapes.place(spec.get("select"))
         actual = MISS if where is None else get(*where)
         if actual is MISS or where is None:
             continue
         if any(json_equal(actual, v) for v in expected) if one_of else json_equal(actual, expected):
-            out[-1] = (f"is {show(actual)}", (Read(*where),))
+            out[-1] = (f"is {show(actual)}", (where,))
     return out
 
 

@@ -256,14 +256,19 @@ class AssertionKind(abc.ABC):
         return selector_pointers(spec)
 
 
-def needs_of_selectors(*selectors: Any) -> Iterator[Need]:
+def needs_of_selectors(*selectors: Any) -> list[Need]:
     """A need for each well-formed ``{"file", "pointer"}`` selector among ``selectors`` (a
     malformed one is reported when the assertion is evaluated)."""
+    out: list[Need] = []
     for selector in selectors:
         if isinstance(selector, dict):
             file, pointer = selector.get("file"), selector.get("pointer")
             if isinstance(file, str) and isinstance(pointer, str):
-                yield Need(file, pointer)
+                out.append(_new(Need, (file, pointer, False, False)))  # Need(file, pointer)
+    return out
+
+
+_new = tuple.__new__
 
 
 def param(spec: dict[str, Any], key: str) -> Any:

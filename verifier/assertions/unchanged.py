@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from verifier.assertions.batch import Quick, place, rest_plain
+from verifier.assertions.batch import Quick, Shapes, place, rest_plain
 from verifier.assertions.interface import (
     AssertionKind,
     Context,
@@ -49,30 +49,40 @@ class Unchanged(AssertionKind):
 
     def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
         get = records.quick_value
+        shapes = Shapes("before", "after", "keys")
+        #: per pair of snapshot key tuples: the message's template and the keys in its order
+        #: when they hold the same keys (compared all, sorted), else ``None``
+        templates: dict[tuple[tuple[Any, ...], tuple[Any, ...]], tuple[str, list[str]] | None]
+        templates = {}
         out: list[Quick | None] = []
+        append = out.append
         for spec in specs:
-            out.append(None)
-            keys = spec.get("keys")
-            if keys is not None and (
-                type(keys) is not list or not all(type(k) is str for k in keys)
-            ):
-                continue
-            if not rest_plain(spec, "before", "after", "keys"):
-                continue
-            first, second = place(spec.get("before")), place(spec.get("after"))
-            if first is None or second is None or first == second:
-                continue
-            before, after = get(*first), get(*second)
-            if type(before) is not dict or type(after) is not dict:
-                continue  # MISS too
-            if keys is None:
-                keys = sorted(set(before) | set(after))
-            if not keys or any(k not in before or k not in after for k in keys):
-                continue
-            if all(json_equal(before[k], after[k]) for k in keys):
-                shown = ", ".join(f"{quote(k)}={show(before[k])}" for k in keys)
-                message = f"{len(keys)} value(s) unchanged: {shown}"
-                out[-1] = (message, (Read(*first), Read(*second)))
+            # the common shape: no 'keys', two plain selectors naming objects of the same
+            # keys whose values are all integers
+            if shapes.plain(spec) and "keys" not in spec:
+                first, second = shapes.place(spec.get("before")), shapes.place(spec.get("after"))
+                if first is not None and second is not None and first != second:
+                    before, after = get(*first), get(*second)
+                    if type(before) is dict and type(after) is dict:
+                        pair = (tuple(before), tuple(after))
+                        template = templates.get(pair, _UNSEEN)
+                        if template is _UNSEEN:
+                            template = templates[pair] = _template(before, after)
+                        if (
+                            template is not None
+                            and _INTS.issuperset(map(type, before.values()))
+                            and _INTS.issuperset(map(type, after.values()))
+                        ):
+                            text, keys = template
+                            found = None
+                            if before == after:
+                                found = (
+                                    text.format(*map(before.__getitem__, keys)),
+                                    (first, second),
+                                )
+                            append(found)
+                            continue
+            append(_one(spec, get))
         return out
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
@@ -113,3 +123,41 @@ class Unchanged(AssertionKind):
             f"{len(keys)} value(s) unchanged: "
             + ", ".join(f"{quote(k)}={show(before[k])}" for k in keys)
         )
+
+
+_INTS = frozenset({int})
+_UNSEEN: Any = object()
+
+
+def _template(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """The pass message of two snapshots of the same (string) keys, compared all, with
+    ``{}`` for each value in key order; ``None`` for any other pair."""
+    if set(before) != set(after) or not before or not all(type(k) is str for k in before):
+        return None
+    keys = sorted(before)
+    shown = ", ".join(quote(k).replace("{", "{{").replace("}", "}}") + "={}" for k in keys)
+    return f"{len(keys)} value(s) unchanged: {shown}", keys
+
+
+def _one(spec: dict[str, Any], get: Any) -> Quick | None:
+    """The batch path's answer for one assertion of any shape."""
+    keys = spec.get("keys")
+    if keys is not None and (type(keys) is not list or not all(type(k) is str for k in keys)):
+        return None
+    if not rest_plain(spec, "before", "after", "keys"):
+        return None
+    first, second = place(spec.get("before")), place(spec.get("after"))
+    if first is None or second is None or first == second:
+        return None
+    before, after = get(*first), get(*second)
+    if type(before) is not dict or type(after) is not dict:
+        return None  # MISS too
+    if keys is None:
+        keys = sorted(set(before) | set(after))
+    if not keys or any(k not in before or k not in after for k in keys):
+        return None
+    if all(json_equal(before[k], after[k]) for k in keys):
+        shown = ", ".join(f"{quote(k)}={show(before[k])}" for k in keys)
+        message = f"{len(keys)} value(s) unchanged: {shown}"
+        return (message, (Read(*first), Read(*second)))
+    return None

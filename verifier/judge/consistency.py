@@ -225,8 +225,8 @@ def check_consistency(
     if only is not None and repeated is None:
         repeated = repeated_ids(assertions)
     indexes = range(len(assertions)) if only is None else sorted(set(only))
-    rows = _rows(assertions, indexes, repeated, spec_path)
-    quick = _quick_passes(rows, records) if batch else [None] * len(rows)
+    rows, groups = _rows(assertions, indexes, repeated, spec_path)
+    quick = _quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
     passed = failed = errors = 0
     append, new_result, passing = results.append, AssertionResult, AssertionStatus.PASSED
     for (index, item, aid, kind_name, description, kind, early), found in zip(
@@ -275,17 +275,22 @@ def check_consistency(
 #: unknown kind), if any
 _Row = tuple[int, dict[str, Any], str, str, str, AssertionKind | None, _Verdict | None]
 
+#: the rows still to evaluate, by kind: their places among the rows, and their assertions
+_Groups = dict[AssertionKind, tuple[list[int], list[dict[str, Any]]]]
+
 
 def _rows(
     assertions: list[Any], indexes: Iterable[int], repeated: Collection[int] | None, spec_path: str
-) -> list[_Row]:
+) -> tuple[list[_Row], _Groups]:
     """The assertions at ``indexes``, in order, with what is known of each before it is
-    evaluated (an id used before, or a kind not registered, is an error already)."""
+    evaluated (an id used before, or a kind not registered, is an error already), and those
+    with no verdict yet grouped by kind."""
     import verifier.assertions as registry  # the registry as it is when asked
 
     kinds = registry.KINDS
     seen: set[str] = set()
     rows: list[_Row] = []
+    groups: _Groups = {}
     count = len(assertions)
     for index in indexes:
         if not 0 <= index < count:
@@ -322,27 +327,29 @@ def _rows(
                 spec_path,
                 f"/assertions/{index}/kind" if "kind" in item else f"/assertions/{index}",
             )
+        else:
+            group = groups.get(kind)
+            if group is None:
+                group = groups[kind] = ([], [])
+            group[0].append(len(rows))
+            group[1].append(item)
         seen.add(aid)
         rows.append((index, item, aid, kind_name, description, kind, early))
-    return rows
+    return rows, groups
 
 
-def _quick_passes(rows: list[_Row], records: Records) -> list[Quick | None]:
-    """For each row, its pass as the kind's batch path found it (:mod:`verifier.assertions
-    .batch`), or ``None``: each kind asked once, for all its assertions. A kind whose
-    ``evaluate`` is not defined beside its ``quick`` (a subclass that changed it), or whose
-    ``quick`` raises or answers out of step, has none: its assertions are evaluated one by
-    one."""
-    groups: dict[AssertionKind, list[int]] = {}
-    for at, (_, _, _, _, _, kind, early) in enumerate(rows):
-        if early is None and kind is not None:
-            groups.setdefault(kind, []).append(at)
-    out: list[Quick | None] = [None] * len(rows)
-    for kind, members in groups.items():
+def _quick_passes(groups: _Groups, count: int, records: Records) -> list[Quick | None]:
+    """For each of ``count`` rows, its pass as the kind's batch path found it
+    (:mod:`verifier.assertions.batch`), or ``None``: each kind asked once, for all its
+    assertions (``groups``, from :func:`_rows`). A kind whose ``evaluate`` is not defined
+    beside its ``quick`` (a subclass that changed it), or whose ``quick`` raises or answers
+    out of step, has none: its assertions are evaluated one by one."""
+    out: list[Quick | None] = [None] * count
+    for kind, (members, items) in groups.items():
         if not _has_batch(kind):
             continue
         try:
-            answers = kind.quick([rows[at][1] for at in members], records)
+            answers = kind.quick(items, records)
         except Exception:  # a bug in the batch path: the generic path reports what it finds
             continue
         if not isinstance(answers, list) or len(answers) != len(members):

@@ -53,6 +53,16 @@ class Records:
         if extracted:
             self._extracted[path] = extracted
 
+    def add_unseen(self, items: Iterable[tuple[str, Extracted | None]]) -> None:
+        """:meth:`add` of each ``(path, extracted)`` whose path is not in yet (no document),
+        in order: many records at once, without a call each."""
+        parsed, kept = self._parsed, self._extracted
+        for path, extracted in items:
+            if path not in parsed:
+                parsed.add(path)
+                if extracted:
+                    kept[path] = extracted
+
     def rebased(self, prefix: str) -> Records:
         """The same records, with ``prefix/`` before every path (none for an empty prefix)."""
         if not prefix:

@@ -34,25 +34,23 @@ def check_validity(
         skipped = ValidityOutcome(
             StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages)."), records
         )
-        for path in sorted(results):
-            result = results[path]
-            if result.parsed and path not in records:
-                records.add(path, result.extracted)
+        records.add_unseen((p, r.extracted) for p in sorted(results) if (r := results[p]).parsed)
         return skipped
     stage = StageResult(Stage.VALIDITY)
     out = ValidityOutcome(stage, records, prep.schemas)
     findings = stage.findings
     findings.extend(prep.findings)
-    validated = 0
     record_paths = sorted(results)
-    for path in record_paths:
-        result = results[path]
-        findings.extend(result.findings)
-        validated += result.validated
-        if result.parsed and path not in records:
-            records.add(path, result.extracted)
-    for path in record_paths:
-        findings.extend(results[path].transcript)
+    ordered = list(map(results.__getitem__, record_paths))  # each a RecordResult
+    validated = 0
+    for found, _, _, count, _ in ordered:
+        if found:
+            findings.extend(found)
+        validated += count
+    records.add_unseen((p, r[4]) for p, r in zip(record_paths, ordered, strict=True) if r[2])
+    for _, transcript, _, _, _ in ordered:
+        if transcript:
+            findings.extend(transcript)
     stage.counts = {
         "records": len(record_paths),
         "schemas": prep.schema_count,

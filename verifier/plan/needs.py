@@ -60,22 +60,40 @@ class NeedIndex:
     finding what one file needs costs the depth of its path, not the number of needs."""
 
     def __init__(self, needs: Iterable[Need]) -> None:
-        self._exact: dict[str, dict[tuple[str, bool], None]] = {}
+        # per file, its one (pointer, length) pair, or its pairs in order once it has two
+        # (most files are read at one place: no dict for each of them)
+        self._exact: dict[str, tuple[str, bool] | dict[tuple[str, bool], None]] = {}
         self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
         compiled: dict[str, Glob] = {}
-        for need in needs:
-            if need.glob:
-                glob = compiled.get(need.file)
+        exact = self._exact
+        for file, pointer, glob_need, length in needs:  # each a Need
+            if glob_need:
+                glob = compiled.get(file)
                 if glob is None:
-                    glob = compiled[need.file] = Glob(need.file)
-                folder = _literal_folder(need.file)
-                self._globs.setdefault(folder, []).append((glob, need.pointer, need.length))
-            else:
-                self._exact.setdefault(need.file, {})[(need.pointer, need.length)] = None
+                    glob = compiled[file] = Glob(file)
+                folder = _literal_folder(file)
+                self._globs.setdefault(folder, []).append((glob, pointer, length))
+                continue
+            key = (pointer, length)
+            wanted = exact.get(file)
+            if wanted is None:
+                exact[file] = key
+            elif isinstance(wanted, dict):
+                wanted[key] = None
+            elif wanted != key:
+                exact[file] = {wanted: None, key: None}
 
     def wants(self, path: str) -> Wants:
         found = self._exact.get(path)
-        wanted: dict[tuple[str, bool], None] = dict(found) if found else {}
+        wanted: dict[tuple[str, bool], None]
+        if isinstance(found, dict):
+            wanted = dict(found)
+        elif found is not None:
+            if not self._globs:
+                return (found,)
+            wanted = {found: None}
+        else:
+            wanted = {}
         if self._globs:
             folder = ""
             while True:

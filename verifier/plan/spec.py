@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.assertions import kind_named
+import verifier.assertions as registry
 from verifier.plan.needs import Need
 
 DEFAULT_SPEC = "evidence/assertions.json"
@@ -15,19 +15,23 @@ DEFAULT_SPEC = "evidence/assertions.json"
 def needs_of(spec: Any) -> Iterator[Need]:
     """What the assertions of ``spec`` (the parsed assertion spec) will read, as each kind
     declares it; nothing for a malformed spec or assertion (evaluating it is an error)."""
+    kinds = registry.KINDS  # the registry as it is when asked
     assertions = spec.get("assertions") if isinstance(spec, dict) else None
+    out: list[Need] = []
+    extend = out.extend
     for item in assertions if isinstance(assertions, list) else ():
-        if not isinstance(item, dict):
+        if type(item) is not dict and not isinstance(item, dict):
             continue
         name = item.get("kind")
-        kind = kind_named(name)
+        kind = kinds.get(name) if type(name) is str or isinstance(name, str) else None
         if kind is None:
             continue
         try:
-            needs = list(kind.needs(item))
+            needs = kind.needs(item)
+            extend(needs if type(needs) is list else list(needs))
         except Exception:  # a bug in the kind: evaluating it reports an internal error
             continue
-        yield from needs
+    return iter(out)
 
 
 def containers_in(spec: Any) -> tuple[tuple[str, str | None, bool], ...]:
