@@ -5,6 +5,7 @@ selectors and parameters malformed), and it is really taken for the plain passes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -273,7 +274,7 @@ def test_the_common_shape_lanes_agree_with_the_general_batch_path(
     spec = {"assertions": assertions}
     store = Records.of(records, list(needs_of(spec)))
     store.add(SPEC, document=spec)
-    general = {
+    general: dict[str, Callable[[Any], Any]] = {
         "same-value": lambda s: same_value._one(s, store.quick_value),
         "count": lambda s: count._one(s, store.quick_length),
         "unchanged": lambda s: unchanged._one(s, store.quick_value),

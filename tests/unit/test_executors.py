@@ -235,7 +235,7 @@ def test_batches_in_flight_are_bounded_and_a_stopped_map_leaves_it_usable(
     (one more when the window is full); a map the caller stops leaves the executor usable."""
     tasks = Counted(1000)
     with start(name, monkeypatch) as executor:
-        stream = executor.map(fns.double, None, tasks)  # type: ignore[arg-type]
+        stream = executor.map(fns.double, None, tasks)
         assert next(stream) == 0
         assert tasks.read <= 2 * 2 + 1
         stream.close()  # type: ignore[attr-defined]

@@ -13,9 +13,7 @@ never changed once handed over); then batches go
 out one per idle worker, and results come back in task order as they are ready (streamed:
 the caller judges the first batches while later ones are read). At most ``2 x workers``
 batches are in flight or finished but not yet yielded, so memory stays bounded whatever
-the number of tasks. The next batch is taken from the tasks (which may be made as they are
-taken) and pickled before this process waits for a worker, so a worker that finishes is
-sent its next batch at once.
+the number of tasks.
 
 This process does not serve batches itself: it is the one that takes the results as they
 stream (the judges consume them, the progress bar is drawn) and keeps every worker fed; a
@@ -170,28 +168,22 @@ class ProcessExecutor(Executor):
         finished: dict[int, list[Any]] = {}
         sent = taken = 0  # batches sent out; batches yielded
         exhausted = False
-        # the next batch, cut and pickled while the workers read (its tasks made then too):
-        # sent as soon as a worker is free
-        ahead: tuple[int, bytes] | None = None
         try:
             while True:
                 for worker in self._pool:  # keep every worker fed, within the window
                     if worker.busy is not None or exhausted or sent - taken >= window:
                         continue
-                    if ahead is None:
-                        ahead = self._ahead(source, fn)
-                        if ahead is None:
-                            exhausted = True
-                            break
+                    item = next(source, None)
+                    if item is None:
+                        exhausted = True
+                        break
                     if worker.generation != self._generation:
                         if blob is None:
                             blob = pickle.dumps(context, protocol=pickle.HIGHEST_PROTOCOL)
                         self._send(worker, ("context", blob))
                         worker.generation = self._generation
-                    index, message = ahead
-                    ahead = None
-                    self._send_bytes(worker, message)
-                    worker.busy = index
+                    self._send(worker, ("batch", item[0], fn, item[1]))
+                    worker.busy = item[0]
                     sent += 1
                 if taken in finished:
                     results = finished.pop(taken)
@@ -202,11 +194,6 @@ class ProcessExecutor(Executor):
                     continue
                 if exhausted and taken == sent:
                     return
-                if ahead is None and not exhausted:
-                    ahead = self._ahead(source, fn)
-                    if ahead is None:
-                        exhausted = True
-                        continue
                 self._collect(finished)
         except GeneratorExit:  # the caller stopped reading: let the workers finish, idle
             self._drain()
@@ -217,22 +204,9 @@ class ProcessExecutor(Executor):
         finally:
             self._active = False
 
-    @staticmethod
-    def _ahead(source: Iterator[tuple[int, list[Any]]], fn: BatchFn) -> tuple[int, bytes] | None:
-        """The next batch's index and its message, pickled (``None``: no more batches)."""
-        item = next(source, None)
-        if item is None:
-            return None
-        index, batch = item
-        return index, pickle.dumps(("batch", index, fn, batch), protocol=pickle.HIGHEST_PROTOCOL)
-
     def _send(self, worker: _Worker, message: tuple[Any, ...]) -> None:
-        self._send_bytes(worker, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-
-    def _send_bytes(self, worker: _Worker, message: bytes) -> None:
-        """A message already pickled (what ``Connection.send`` would write for it)."""
         try:
-            worker.inbox.send_bytes(message)
+            worker.inbox.send(message)
         except (BrokenPipeError, ConnectionError, EOFError):
             raise worker.died() from None
 

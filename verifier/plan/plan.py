@@ -9,8 +9,9 @@ main process's: the manifests' plans, the records' plan, and the files to inspec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from verifier.authenticity.interface import SignatureFile
@@ -80,7 +81,7 @@ class FileTask(NamedTuple):
         return _task, (name, size, code, digest, wants, algorithms, container, where)
 
 
-_ROLE_CODES = {role: i for i, role in enumerate(ROLES)}
+_ROLE_CODES: Mapping[str, int] = MappingProxyType({role: i for i, role in enumerate(ROLES)})
 
 
 def _task(
