@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes
+from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes, pack_sha256
 from verifier.inspect.record import RecordResult, process_container, process_record
 from verifier.inspect.schemas import Prepared
 from verifier.plan.plan import FileTask
@@ -45,15 +45,7 @@ class FileFacts(NamedTuple):
             or (record is not None and type(record) is not RecordResult)
         ):
             return FileFacts, tuple(self)
-        sha = digest[0]
-        packed: str | bytes = sha
-        if type(sha) is str and len(sha) == 64:
-            try:
-                raw = bytes.fromhex(sha)
-            except ValueError:
-                pass
-            else:
-                packed = raw if raw.hex() == sha else sha
+        packed = pack_sha256(digest[0])
         if record is None:
             return _facts, (name, packed, digest[1:])
         return _facts, (name, packed, digest[1:], tuple(record))

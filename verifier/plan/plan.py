@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from verifier.authenticity.interface import SignatureFile
 from verifier.findings import Finding
+from verifier.inspect.digest import pack_sha256
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.needs import Wants
 from verifier.plan.records import RecordPlan
@@ -61,14 +62,7 @@ class FileTask(NamedTuple):
             code |= (len(name) - len(record) + 1) << 4
         if variants:
             code |= 4
-        digest: str | bytes | None = expected
-        if expected is not None and len(expected) == 64:
-            try:
-                raw = bytes.fromhex(expected)
-            except ValueError:
-                pass
-            else:
-                digest = raw if raw.hex() == expected else expected
+        digest = pack_sha256(expected)
         if where is name:
             code |= 8
             if container is None:
