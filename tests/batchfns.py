@@ -77,3 +77,20 @@ def cycles(context: Any, batch: list[int]) -> list[tuple[bool, int, int]]:
         for _ in range(1000):
             Cycle()
     return out
+
+
+def echo(context: Any, batch: list[str]) -> list[str]:
+    """Each task back, twice as long (results as large as the batches, and larger)."""
+    return [task * 2 for task in batch]
+
+
+def waiting(context: Any, batch: list[int]) -> list[bool]:
+    """For each task, whether a next message waits in this worker's inbox while it works
+    (checked after a pause, so that a batch sent at once has arrived). A processes worker
+    only: its inbox is the descriptor in ``sys.argv[1]``."""
+    import select
+    import time
+
+    time.sleep(0.2)
+    ready, _, _ = select.select([int(sys.argv[1])], [], [], 0)
+    return [bool(ready) for _ in batch]

@@ -289,6 +289,36 @@ def test_batches_in_flight_are_bounded_and_a_stopped_map_leaves_it_usable(
         assert list(executor.map(fns.double, None, [1, 2, 3])) == [2, 4, 6]
 
 
+def test_a_worker_holds_the_next_batch_while_it_works(one_per_batch: None) -> None:
+    """A worker is sent its next batch before its results come back (it never idles while
+    this process takes them and cuts the one after): with one worker and one task a batch,
+    while it works on the first, the second batch already waits in its pipe; it does not,
+    when its pipe may not hold a whole batch (room 0)."""
+    import sys
+
+    for room, queued in ((None, [True, True, True, False]), (0, [False] * 4)):
+        with create("processes", 1) as executor:
+            pool = executor._pool  # type: ignore[attr-defined]
+            if sys.platform == "linux":
+                assert pool[0].room >= 60_000  # a batch of 512 tasks is under 64 KiB
+            if room is not None:
+                pool[0].room = room
+            assert list(executor.map(fns.waiting, None, list(range(4)))) == queued
+
+
+def test_batches_larger_than_a_pipe_with_large_results_do_not_deadlock(
+    small_batches: None,
+) -> None:
+    """Batches of 300 KB and results of 600 KB (both over a default 64 KiB pipe) through
+    workers whose pipes hold little: a batch is queued behind another only if it fits whole,
+    so no worker blocks writing results while this process blocks writing it a batch."""
+    tasks = [f"{i:06d}" * 17_000 for i in range(12)]
+    with create("processes", 2) as executor:
+        for worker in executor._pool:  # type: ignore[attr-defined]
+            worker.room = 70_000
+        assert list(executor.map(fns.echo, None, tasks)) == [t * 2 for t in tasks]
+
+
 def test_a_worker_imports_neither_the_cli_nor_typer_nor_rich() -> None:
     with create("processes", 1) as executor:
         [loaded] = list(executor.map(fns.modules, None, [0]))
