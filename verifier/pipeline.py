@@ -80,23 +80,24 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     # 1. plan: the manifests, their scope, the files in order
     announce(options.progress, "manifest")
     plan = build_plan(source, root, options)
+    try:
+        return _run_plan(source, root, options, plan)
+    finally:
+        plan.close_walk()  # (taken by then, unless the run ended early)
+
+
+def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
     authenticity, signatures = judge_authenticity(
         plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
     )
     plan.signed = b""
-    records = plan.records
     facts = Facts()
     _digest_preread(plan, facts)
     # the schemas and documents first, here: the bundle and what every record must yield
     announce(options.progress, "schemas")
-    early = list(plan.tasks(source, plan.early_names()))
-    inspect_all(source, records.bundle, early, facts, options, here=True)
-    held, facts.held = facts.held, {}
-    records.prepare(held)  # parsed once; each document's bytes dropped as it is parsed
-    del held
-    done = {t.name for t in early}
-    del early
+    done = _early(plan, source, facts, options)
+    records = plan.records
 
     # 2. inspect every other file, wherever the executor runs it; each task is made as the
     # executor takes it (the workers read the first batches while later ones are made)
@@ -141,6 +142,37 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
         read_processes=max(1, len(facts.pids)),
         executors=facts.executors,
     )
+
+
+def _early(plan: Plan, source: Source, facts: Facts, options: Options) -> set[str]:
+    """Inspect the schemas and documents here and prepare the records' plan from them (the
+    bundle, what every record must yield); the names inspected. When another process walks
+    the scope meanwhile, the listed early files are read while it runs; if its walk then
+    meets early files the manifest does not list (an unlisted schema), this is done again
+    with every early file, as if the walk had come first."""
+    if plan.walking is not None:
+        names = plan.listed_early_names(source)
+        _prepare(plan, source, facts, options, names)
+        plan.finish_walk(source)
+        final = plan.early_names()
+        if final == names:
+            return set(names)
+        for name in names:  # (documents and schemas leave no record result)
+            facts.digests.pop(name, None)
+            facts.errors.pop(name, None)
+        plan.records = plan.records.fresh()
+        names = final
+    else:
+        names = plan.early_names()
+    _prepare(plan, source, facts, options, names)
+    return set(names)
+
+
+def _prepare(plan: Plan, source: Source, facts: Facts, options: Options, names: list[str]) -> None:
+    records = plan.records
+    inspect_all(source, records.bundle, list(plan.tasks(source, names)), facts, options, here=True)
+    held, facts.held = facts.held, {}
+    records.prepare(held)  # parsed once; each document's bytes dropped as it is parsed
 
 
 def _digest_preread(plan: Plan, facts: Facts) -> None:

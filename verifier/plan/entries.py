@@ -9,7 +9,7 @@ root by default); paths in findings are relative to the source's root.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from verifier.findings import Finding
@@ -70,6 +70,42 @@ def plan_manifest(
     to ``base``; ``parsed``: its lines when the source parses them itself (a bag's, in its
     declared encoding); the default is a ``sha256sum`` manifest. ``ignore``: names never
     reported unlisted (the signatures over the manifest, which it cannot list)."""
+    out = parse_entries(
+        label,
+        data,
+        rel,
+        scope,
+        base=base,
+        allow_empty=allow_empty,
+        decode_name=decode_name,
+        algorithm=algorithm,
+        parsed=parsed,
+        name_manifest=name_manifest,
+    )
+    take_walk(out, source, [source.walk(start) for start in walk_starts(out)], ignore)
+    return out
+
+
+def walk_starts(out: ManifestPlan) -> list[str]:
+    """The folders a manifest's scope walk starts from, in order."""
+    return [_walk_start(item) for item in out.scope]
+
+
+def parse_entries(
+    label: str,
+    data: bytes,
+    rel: str | None,
+    scope: list[str] | None,
+    *,
+    base: str = "",
+    allow_empty: bool = False,
+    decode_name: Callable[[str], str] | None = None,
+    algorithm: str = "sha256",
+    parsed: ParsedManifest | None = None,
+    name_manifest: bool = False,
+) -> ManifestPlan:
+    """The first half of :func:`plan_manifest`: the manifest's lines, its entries and its
+    scope, before the scope is walked (:func:`take_walk`, the second half)."""
     out = ManifestPlan(label, rel, base, algorithm, name_manifest)
     findings = out.findings
     if parsed is None:
@@ -94,16 +130,30 @@ def plan_manifest(
     if not _take_normal(out, parsed, base, decode_name):
         _take_one_by_one(out, parsed, base, decode_name)
     del parsed
-    wanted, relative = out.wanted, out.relative
+    relative = out.relative
 
     rel_scope = sorted(set(scope)) if scope is not None else default_scope(relative.values())
-    used_scope = out.scope = scope_in_source(rel_scope, base)
+    out.scope = scope_in_source(rel_scope, base)
+    return out
+
+
+def take_walk(
+    out: ManifestPlan,
+    source: Source,
+    walks: Iterable[Iterable[tuple[str, Kind]]],
+    ignore: frozenset[str] = frozenset(),
+) -> None:
+    """The second half of :func:`plan_manifest`: what the walk of each folder of
+    :func:`walk_starts` met (``walks``, in that order: the source's own walks, or what
+    another process walked for it), reduced to the listed names' kinds, the unlisted files
+    and the folders that could not be listed."""
+    wanted, used_scope, rel = out.wanted, out.scope, out.rel
     seen: set[str] = set()
     walked: set[str] = set()  # listed names the walk met as regular files
     file, unreadable, refused = Kind.FILE, Kind.UNREADABLE, Kind.REFUSED
     met = walked.add
-    for item in used_scope:
-        for name, kind in source.walk(_walk_start(item)):
+    for walk in walks:
+        for name, kind in walk:
             if name in wanted:  # the common case; a listed name is judged on its own, even
                 # one the walk could not look at (never an unreadable folder, then)
                 if kind is file:
@@ -131,7 +181,6 @@ def plan_manifest(
         for name in order:
             if name not in walked:
                 kinds[name] = source.kind(name)
-    return out
 
 
 def _take_normal(

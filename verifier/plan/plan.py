@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from verifier.authenticity.interface import SignatureFile
 from verifier.findings import Finding
 from verifier.inspect.digest import pack_sha256
-from verifier.plan.entries import ManifestPlan
+from verifier.plan.entries import ManifestPlan, take_walk
 from verifier.plan.needs import Wants
 from verifier.plan.records import RecordPlan
-from verifier.sources.capabilities import SizeHints, WorkerReads
+from verifier.sources.capabilities import PendingWalk, SizeHints, WorkerReads
 from verifier.sources.interface import Kind, Layout
 
 if TYPE_CHECKING:
@@ -166,6 +166,68 @@ class Plan:
     signatures: list[SignatureFile] = field(default_factory=list)
     signature_findings: list[Finding] = field(default_factory=list)
     signed: bytes = b""
+    #: the first manifest's scope walk, when another process runs it (with the names it
+    #: must not call unlisted): :meth:`finish_walk` takes it, then :attr:`order` is made
+    walking: tuple[PendingWalk, frozenset[str]] | None = None
+
+    def put_in_order(self) -> None:
+        """:attr:`order` (and the few files with further algorithms) from the manifests'
+        files, once every walk is taken."""
+        seen = set(self.preread)
+        for manifest in self.manifests:
+            hashes_more = manifest.algorithm != "sha256"
+            for name in manifest.files():
+                if name not in seen:
+                    seen.add(name)
+                    self.order.append(name)
+                if hashes_more and manifest.algorithm not in self.by_place(name):
+                    self.also.setdefault(name, set(self.by_place(name))).add(manifest.algorithm)
+
+    def finish_walk(self, source: Source) -> None:
+        """Take the walk another process ran (if one did), and put the files in order."""
+        if self.walking is None:
+            return
+        pending, ignore = self.walking
+        self.walking = None
+        try:
+            take_walk(self.manifests[0], source, pending.result(), ignore)
+        finally:
+            pending.close()
+        self.put_in_order()
+
+    def close_walk(self) -> None:
+        """Stop a walk still running (the run ended before it was taken)."""
+        if self.walking is not None:
+            self.walking[0].close()
+            self.walking = None
+
+    def listed_early_names(self, source: Source) -> list[str]:
+        """While the walk runs: the early files among the listed names, as
+        :meth:`early_names` will find them once it is taken unless the walk meets early
+        files the manifest does not list. Each is looked at on its own (its kind kept, as
+        the walk's reduction keeps those it did not meet as files)."""
+        if not self.parse:
+            return []
+        records = self.records
+        prefix, cut = records.prefix, len(records.prefix)
+        schemas = records.schemas_dir + "/"
+        documents = {records.spec_path, *records.documents}
+        classify = records.classify
+        manifest = self.manifests[0]
+        kinds = manifest.kinds
+        names = []
+        for name in sorted(
+            n
+            for n in manifest.wanted
+            if n.startswith(prefix)
+            and (n.startswith(schemas, cut) or n[cut:] in documents)
+            and n not in self.preread
+        ):
+            if classify(name)[0] in _EARLY:
+                kind = kinds[name] = source.kind(name)
+                if kind is Kind.FILE:
+                    names.append(name)
+        return names
 
     @property
     def prefix(self) -> str:

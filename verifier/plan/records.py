@@ -44,6 +44,19 @@ class RecordPlan:
     containers: tuple[tuple[str, str | None, bool], ...] = ()
     globs: tuple[Glob, ...] = ()  # the containers' patterns, compiled
 
+    def fresh(self) -> RecordPlan:
+        """The same plan before :meth:`prepare` (to prepare again from other files)."""
+        return RecordPlan(
+            self.prefix,
+            self.records_dir,
+            self.schemas_dir,
+            self.spec_path,
+            self.documents,
+            self.whole,
+            self.validate,
+            self.consistency,
+        )
+
     def is_record(self, inner: str) -> bool:
         if self.containers and self.container_of(inner) is not None:
             return True

@@ -18,6 +18,8 @@ capability                who has it                           without it
                                                                a finding, without a reason
 :class:`OwnLayout`        bag                                  ``manifest.sha256`` and its
                                                                ``sha256sum`` lines
+:class:`WalkApart`        folder                               the scope is walked here,
+                                                               before the early files
 ========================  ===================================  ===============================
 """
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING, Any
 
-from verifier.sources.interface import Layout, Opener, Source
+from verifier.sources.interface import Kind, Layout, Opener, Source
 
 if TYPE_CHECKING:
     from verifier.findings import Finding
@@ -79,6 +81,31 @@ class WalkErrors(abc.ABC):
     @abc.abstractmethod
     def walk_error(self, name: str) -> str | None:
         """Why the walk met ``name`` as ``Kind.UNREADABLE``, if the source knows."""
+
+
+class PendingWalk(abc.ABC):
+    """A walk started in another process (:meth:`WalkApart.walk_apart`)."""
+
+    @abc.abstractmethod
+    def result(self) -> list[list[tuple[str, Kind]]]:
+        """Wait for the walk: for each folder, what :meth:`Source.walk` yields for it, in that
+        order; the source is left as those walks would have left it (what it learnt of sizes
+        and unreadable entries). If the other process could not give it, the folders are
+        walked here instead: the result is the same either way."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stop the walk if its result was not taken (the run ended first)."""
+
+
+class WalkApart(abc.ABC):
+    """The scope's walk can run in another process while this one reads and plans the early
+    files (a folder's: its walk is mostly the kernel's listings and ``lstat`` calls, which
+    a thread of this process could not overlap with parsing)."""
+
+    @abc.abstractmethod
+    def walk_apart(self, folders: list[str]) -> PendingWalk:
+        """Start walking ``folders`` elsewhere."""
 
 
 class OwnLayout(abc.ABC):

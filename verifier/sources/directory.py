@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import operator
 import os
+import pickle
+import signal
 import stat
+import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.sources.capabilities import SizeHints, WalkErrors, WorkerReads
+from verifier.sources.capabilities import (
+    PendingWalk,
+    SizeHints,
+    WalkApart,
+    WalkErrors,
+    WorkerReads,
+)
 from verifier.sources.interface import Kind, Opener, Source, SourceError, Stream
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
@@ -59,7 +69,7 @@ def read_regular(path: str, limit: int, *, follow: bool = False) -> bytes:
         os.close(fd)
 
 
-class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
+class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
     """Files under a root folder. Never follows a symbolic link, never writes.
 
     Of the safety policy (:mod:`verifier.sources.safety`) only the link and device rules can
@@ -195,6 +205,9 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
     def opener(self) -> Opener:
         return DirectoryOpener(self.root)
 
+    def walk_apart(self, folders: list[str]) -> PendingWalk:
+        return _ChildWalk(self, folders)
+
     def locate(self, name: str) -> Any:
         return name
 
@@ -214,6 +227,85 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors):
         except BaseException:
             os.close(fd)
             raise
+
+
+class _ChildWalk(PendingWalk):
+    """:meth:`DirectorySource.walk` of some folders, run by a child process (a fresh
+    interpreter running :func:`walk_child`, as a processes executor's worker is started:
+    nothing of this process is inherited) while this one goes on. The child writes one
+    pickle to its standard output: each folder's list of (name, kind), the sizes and the
+    walk errors it learnt. Anything wrong with the child (it could not start, died, or wrote
+    something else) and the folders are walked here instead."""
+
+    def __init__(self, source: DirectorySource, folders: list[str]) -> None:
+        self.source = source
+        self.folders = list(folders)
+        self.proc: subprocess.Popen[bytes] | None = None
+        boot = (
+            f"import sys; sys.path[:] = {sys.path!r}; "
+            "from verifier.sources.directory import walk_child; walk_child()"
+        )
+        flags: Any = getattr(subprocess, "_args_from_interpreter_flags", lambda: [])
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, *flags(), "-c", boot],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(pickle.dumps((source.root, self.folders)))
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            self.close()
+
+    def result(self) -> list[list[tuple[str, Kind]]]:
+        proc, self.proc = self.proc, None
+        got: Any = None
+        if proc is not None:
+            try:
+                assert proc.stdout is not None
+                out = proc.stdout.read()
+                if proc.wait() == 0:
+                    got = pickle.loads(out)  # our own child's, never the archive's bytes
+            except Exception:  # anything at all: walk here instead
+                got = None
+            finally:
+                _stop(proc)
+        source = self.source
+        if not (isinstance(got, tuple) and len(got) == 3 and len(got[0]) == len(self.folders)):
+            return [list(source.walk(folder)) for folder in self.folders]
+        walks, sizes, errors = got
+        source._sizes.update(sizes)
+        source.walk_errors.update(errors)
+        return [list(walk) for walk in walks]
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    proc.wait()
+
+
+def walk_child() -> None:
+    """The child of :class:`_ChildWalk`: read (root, folders) from standard input, walk each
+    folder as :meth:`DirectorySource.walk` does, write the pickle to standard output."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
+    root, folders = pickle.loads(sys.stdin.buffer.read())
+    source = DirectorySource(root)
+    walks = [list(source.walk(folder)) for folder in folders]
+    data = pickle.dumps((walks, source._sizes, source.walk_errors), pickle.HIGHEST_PROTOCOL)
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 class DirectoryOpener(Opener):

@@ -1,0 +1,138 @@
+"""The scope walk run by another process (``verifier.sources.directory._ChildWalk``, above
+``verifier.plan.build.WALK_APART_MIN`` listed files) while this one reads and plans the early
+files: the report is byte for byte the one of the walk run here first, on a folder damaged in
+every way the walk sees (unlisted files, a listed file missing, a link, a FIFO, an empty
+folder, an unlisted schema that makes the early files read again), on an untouched one, and
+when the child cannot start."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import verifier.plan.build
+import verifier.plan.records
+import verifier.sources.directory
+from tests.acceptance.test_executors_differential import _generate
+from verifier.pipeline import Options, run
+from verifier.views.check import CHECK as FORMATS
+
+CASES = 40
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(tmp_path_factory.mktemp("apart") / "clean")
+
+
+def _damaged(clean: Path, where: Path, schema: bool) -> Path:
+    root = where / "damaged"
+    shutil.copytree(clean, root)
+    cases = root / "evidence" / "cases" / "000"
+    (cases / "case-000002" / "stray.json").write_text('{"a": 1}')  # manifest.unlisted
+    (cases / "case-000004" / "readback.json").unlink()  # manifest.missing
+    os.symlink("../case-000001/run.json", cases / "case-000006" / "linked.json")  # a link
+    os.mkfifo(cases / "case-000007" / "pipe")  # not a regular file
+    (cases / "case-000008" / "empty").mkdir()
+    (cases / "case-000009" / "run.json").write_text("{not json")  # manifest.mismatch
+    if schema:  # read early only once the walk has met it
+        (root / "schemas" / "stray.schema.json").write_text('{"type": "object"}')
+    return root
+
+
+def _report(root: Path, apart: bool, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(verifier.plan.build, "WALK_APART_MIN", 0 if apart else 10**9)
+    return FORMATS["json"](run(root, Options(executor="inline")).report)
+
+
+class _Spy:
+    """The folders this process walked itself, and how often the early files were planned
+    again. ``scope``: the walks of the manifest's scope (``evidence`` and ``schemas``; the
+    hints' walk of the whole root, for an archive with findings, is not one of them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.folders: list[str] = []
+        self.fresh = 0
+        walk = verifier.sources.directory.DirectorySource.walk
+        fresh = verifier.plan.records.RecordPlan.fresh
+
+        def counted_walk(source: object, folder: str) -> object:
+            self.folders.append(folder)
+            return walk(source, folder)  # type: ignore[arg-type]
+
+        def counted_fresh(plan: object) -> object:
+            self.fresh += 1
+            return fresh(plan)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(verifier.sources.directory.DirectorySource, "walk", counted_walk)
+        monkeypatch.setattr(verifier.plan.records.RecordPlan, "fresh", counted_fresh)
+
+    @property
+    def scope(self) -> list[str]:
+        return [folder for folder in self.folders if folder]
+
+
+@pytest.mark.parametrize("schema", [False, True], ids=["damaged", "unlisted-schema"])
+def test_a_walk_apart_writes_the_same_report(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: bool
+) -> None:
+    root = _damaged(clean, tmp_path, schema)
+    here = _report(root, False, monkeypatch)
+    spy = _Spy(monkeypatch)
+    apart = _report(root, True, monkeypatch)
+    assert apart == here
+    # the child walked (this process did not), and the early files were read again only
+    # when the walk met one the manifest does not list
+    assert (spy.scope, spy.fresh) == ([], 1 if schema else 0)
+    codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
+    assert {"manifest.unlisted", "manifest.missing", "manifest.mismatch"} <= codes
+
+
+def test_an_untouched_archive_walked_apart_passes(
+    clean: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = _report(clean, False, monkeypatch)
+    spy = _Spy(monkeypatch)
+    apart = _report(clean, True, monkeypatch)
+    assert apart == here
+    assert (spy.scope, spy.fresh) == ([], 0)
+    assert json.loads(apart)["ok"] is True
+
+
+def test_a_child_that_cannot_start_is_walked_here(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _damaged(clean, tmp_path, True)
+    here = _report(root, False, monkeypatch)
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise OSError("no process")
+
+    monkeypatch.setattr("verifier.sources.directory.subprocess.Popen", refused)
+    spy = _Spy(monkeypatch)
+    assert _report(root, True, monkeypatch) == here
+    assert spy.scope == ["evidence", "schemas"]  # the scope, walked here after all
+
+
+def test_a_child_that_writes_nonsense_is_walked_here(
+    clean: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that exits 0 having written something else than its pickle (here: the walk
+    of no folder) is not believed: the folders are walked here."""
+    here = _report(clean, False, monkeypatch)
+    real = verifier.sources.directory._ChildWalk.__init__
+
+    def no_folders(
+        walk: verifier.sources.directory._ChildWalk, source: object, folders: list[str]
+    ) -> None:
+        real(walk, source, [])  # type: ignore[arg-type]
+        walk.folders = list(folders)
+
+    monkeypatch.setattr(verifier.sources.directory._ChildWalk, "__init__", no_folders)
+    spy = _Spy(monkeypatch)
+    assert _report(clean, True, monkeypatch) == here
+    assert spy.scope == ["evidence", "schemas"]
