@@ -401,3 +401,58 @@ def test_source_identity_names_the_archive_digest(tmp_path: Path, archive: Path)
         "gzip",
         "top",
     )
+
+
+class _Reads:
+    """``os.read`` for :func:`verifier.sources.directory.read_regular`, counted, each call
+    given at most ``cap`` bytes (a short read)."""
+
+    def __init__(self, cap: int | None = None) -> None:
+        import os
+
+        self.calls = 0
+        self.cap = cap
+        self.real = os.read
+
+    def __call__(self, fd: int, size: int) -> bytes:
+        self.calls += 1
+        return self.real(fd, size if self.cap is None else min(size, self.cap))
+
+
+@pytest.mark.parametrize(
+    ("cap", "shrink", "calls"),
+    [
+        (None, 0, 1),  # the size it had: one read (the byte asked beyond it says the end)
+        (4096, 0, 4),  # short reads: read on to the end (10,000 bytes, then an empty read)
+        (None, 10, 3),  # grew after its size was taken: read on to the end
+    ],
+    ids=["whole", "short-reads", "grew"],
+)
+def test_read_regular_reads_every_byte_in_as_few_calls_as_it_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap: int | None, shrink: int, calls: int
+) -> None:
+    import os
+
+    import verifier.sources.directory as directory
+
+    data = bytes(range(256)) * 39 + b"0123456789abcdef"  # 10,000 bytes
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    reads = _Reads(cap)
+    real_fstat = os.fstat
+
+    def fstat(fd: int) -> Any:
+        st = real_fstat(fd)
+        if not shrink:
+            return st
+        fields = list(st)
+        fields[stat.ST_SIZE] = st.st_size - shrink  # as if it grew after fstat
+        return os.stat_result(fields)
+
+    monkeypatch.setattr("verifier.sources.directory.os.read", reads)
+    monkeypatch.setattr("verifier.sources.directory.os.fstat", fstat)
+    assert directory.read_regular(str(path), 1 << 20) == data
+    assert reads.calls == calls
+    monkeypatch.undo()
+    with pytest.raises(directory.NotRegularError):
+        directory.read_regular(str(path), 9_999)

@@ -59,6 +59,8 @@ def read_regular(path: str, limit: int, *, follow: bool = False) -> bytes:
             raise NotRegularError(f"{st.st_size} bytes, over the limit of {limit}")
         parts = [os.read(fd, st.st_size + 1)]
         total = len(parts[0])
+        if total == st.st_size:  # the size it had: the end (a regular file reads short only
+            return parts[0]  # at its end; the byte asked beyond it would show it grew)
         while parts[-1]:  # the file grew, or a short read: read to the end, or to the limit
             if total > limit:
                 raise NotRegularError(f"grew while read, past the limit of {limit} bytes")
