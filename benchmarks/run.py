@@ -541,7 +541,10 @@ def targets(
             continue
         for name, sec in parts.items():
             if sec is not None:
-                rows.append((f"100k serial part < 0.3 s: {name}", f"{sec:.3f} s", sec < 0.3))
+                # (the walk's own time: a child process runs it beside the spec's parse and
+                # plan from 20,000 listed files, so it is no longer the main process's)
+                label = "scope walk (in a child process)" if name == "scope walk" else name
+                rows.append((f"100k serial part < 0.3 s: {label}", f"{sec:.3f} s", sec < 0.3))
     full = next((c for c in at.cmds if c.name == FULL), None) if at else None
     if full is not None:
         peak = max(full.peaks) / 1e6

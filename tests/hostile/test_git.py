@@ -263,7 +263,8 @@ def test_git_is_run_with_a_neutral_environment(tmp_path: Path) -> None:
 def test_only_gitrun_starts_processes() -> None:
     """The one place: no other module of the package starts a process (a regression guard).
     Besides git, the processes executor starts this same Python (``sys.executable`` with a
-    fixed argv: no byte of an archive reaches its command line or its environment); the
+    fixed argv: no byte of an archive reaches its command line or its environment), for its
+    workers and for a folder's walk apart (``start_python``); the
     OpenPGP check starts ``gpgv`` (a fixed argv of temporary copies, an empty home of its
     own, a time limit) and ``manifest --sign-ssh`` starts ``ssh-keygen -Y sign`` with the
     author's own key."""

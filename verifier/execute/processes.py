@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import IO, Any
@@ -73,6 +73,18 @@ def _pipe_room(fd: int) -> int:
         return 0
 
 
+def start_python(call: str, args: Sequence[str] = (), **popen: Any) -> subprocess.Popen[bytes]:
+    """This same Python as a fresh interpreter (never a fork: nothing of this process's
+    memory is inherited), with this process's import path and interpreter flags, calling
+    ``call`` (``"module:function"``) with ``args`` in ``sys.argv``: a fixed command line,
+    no byte of an archive on it or in its environment. The processes executor's workers and
+    a folder's walk apart (:mod:`verifier.sources.directory`) are started here."""
+    module, _, function = call.partition(":")
+    boot = f"import sys; sys.path[:] = {sys.path!r}; from {module} import {function}; {function}()"
+    flags: Callable[[], list[str]] = getattr(subprocess, "_args_from_interpreter_flags", lambda: [])
+    return subprocess.Popen([sys.executable, *flags(), "-c", boot, *args], **popen)
+
+
 class _Worker:
     """One worker process, its two pipes, and what it holds."""
 
@@ -80,16 +92,10 @@ class _Worker:
         down_r, down_w = os.pipe()  # parent -> worker
         up_r, up_w = os.pipe()  # worker -> parent
         self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
-        boot = (
-            f"import sys; sys.path[:] = {sys.path!r}; "
-            "from verifier.execute.worker import main; main()"
-        )
-        flags: Callable[[], list[str]] = getattr(
-            subprocess, "_args_from_interpreter_flags", lambda: []
-        )
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, *flags(), "-c", boot, str(down_r), str(up_w)],
+            self.proc = start_python(
+                "verifier.execute.worker:main",
+                [str(down_r), str(up_w)],
                 stdin=subprocess.DEVNULL,
                 stdout=self.log,
                 stderr=self.log,

@@ -243,14 +243,11 @@ class _ChildWalk(PendingWalk):
         self.source = source
         self.folders = list(folders)
         self.proc: subprocess.Popen[bytes] | None = None
-        boot = (
-            f"import sys; sys.path[:] = {sys.path!r}; "
-            "from verifier.sources.directory import walk_child; walk_child()"
-        )
-        flags: Any = getattr(subprocess, "_args_from_interpreter_flags", lambda: [])
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, *flags(), "-c", boot],
+            from verifier.execute.processes import start_python
+
+            self.proc = start_python(
+                "verifier.sources.directory:walk_child",
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
