@@ -57,28 +57,6 @@ def modules(context: Any, batch: list[int]) -> list[list[str]]:
     return [sorted(sys.modules) for _ in batch]
 
 
-class Cycle:
-    """An object in a reference cycle (itself): only the cyclic collector frees it."""
-
-    def __init__(self) -> None:
-        self.me = self
-
-
-def cycles(context: Any, batch: list[int]) -> list[tuple[bool, int, int]]:
-    """Leave 1,000 objects in cycles per task, and say for each task whether the collector
-    runs by itself here, how many such objects are alive (the last batches' not yet freed),
-    and how many objects the collector holds frozen (the context's, on a processes worker)."""
-    import gc
-
-    out = []
-    for _ in batch:
-        alive = sum(1 for o in gc.get_objects() if type(o) is Cycle)
-        out.append((gc.isenabled(), alive, gc.get_freeze_count()))
-        for _ in range(1000):
-            Cycle()
-    return out
-
-
 def echo(context: Any, batch: list[str]) -> list[str]:
     """Each task back, twice as long (results as large as the batches, and larger)."""
     return [task * 2 for task in batch]

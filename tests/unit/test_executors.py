@@ -152,53 +152,6 @@ def test_a_new_context_reaches_the_workers() -> None:
     assert (first, second) == ({"one"}, {"two"})
 
 
-def test_a_worker_collects_cycles_once_per_batch_not_by_itself(one_per_batch: None) -> None:
-    """A processes worker runs without the automatic collector (its passes over a batch's
-    parsed records cost about a third of a worker's time) but collects after every batch:
-    what cycles one batch leaves (1,000 objects each) are gone before the next, so memory
-    stays bounded by a batch. Without the collection the count would grow by 1,000 a batch;
-    with the automatic collector on, ``isenabled`` says so. The context is frozen."""
-    with create("processes", 1) as executor:
-        rows = list(executor.map(fns.cycles, fns.Token("ctx"), list(range(6))))
-    assert [enabled for enabled, _, _ in rows] == [False] * 6
-    assert [alive for _, alive, _ in rows] == [0] * 6
-    assert all(frozen > 0 for _, _, frozen in rows)
-
-
-@dask_only
-def test_an_own_dask_cluster_holds_the_collector_for_a_batch_only(
-    monkeypatch: pytest.MonkeyPatch, one_per_batch: None
-) -> None:
-    """On the local cluster the executor started, the automatic collector is off during a
-    batch and on again after it (the worker process is Dask's, shared with its event loop):
-    the cycles of earlier batches are collected as usual, never piling up."""
-    with start("dask", monkeypatch, workers=1) as executor:
-        rows = list(executor.map(fns.cycles, fns.Token("ctx"), list(range(6))))
-        after = executor._client.run(__import__("gc").isenabled)  # type: ignore[attr-defined]
-    assert [enabled for enabled, _, _ in rows] == [False] * 6
-    assert list(after.values()) == [True]
-    assert max(alive for _, alive, _ in rows) < 6000
-
-
-def test_dask_leaves_the_collector_of_a_cluster_it_did_not_start() -> None:
-    """``_run`` for a worker of a cluster found at ``--scheduler`` (``own`` false) leaves its
-    collector as it is; for the executor's own cluster, off during the batch, on after."""
-    import gc
-    import pickle
-
-    from verifier.execute.dask import _Opaque, _run
-
-    payload = pickle.dumps((fns.cycles, [0]))
-    assert gc.isenabled()
-    try:
-        kind, _, rows = _run(_Opaque(None), payload, False)
-        assert (kind, rows[0][0], gc.isenabled()) == ("done", True, True)
-        kind, _, rows = _run(_Opaque(None), payload, True)
-        assert (kind, rows[0][0], gc.isenabled()) == ("done", False, True)
-    finally:
-        gc.collect()
-
-
 @pytest.mark.parametrize("name", PARALLEL)
 def test_a_worker_exception_carries_its_traceback(
     name: str, monkeypatch: pytest.MonkeyPatch, one_per_batch: None

@@ -20,7 +20,6 @@ batch's, not the machine's), which becomes :class:`ExecutorError` too.
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import logging
 import os
@@ -46,25 +45,15 @@ class _Opaque:
         self.value = value
 
 
-def _run(context: _Opaque, payload: bytes, own: bool = False) -> tuple[str, str, Any]:
+def _run(context: _Opaque, payload: bytes) -> tuple[str, str, Any]:
     """On a worker: ``fn(context, batch)`` -> ``("done", who, results)``, or ``("error",
-    who, traceback text)`` (always picklable, whatever failed). ``own``: the worker is one of
-    the local cluster this executor started, whose cyclic garbage collector is held off for
-    the batch (as the processes executor's workers do: its automatic passes over a batch's
-    parsed records cost about a third of the work) and runs as usual after it; a worker of
-    a cluster found at ``--scheduler`` is someone else's process, left as it is."""
+    who, traceback text)`` (always picklable, whatever failed)."""
     who = f"{socket.gethostname()}:{os.getpid()}"
-    held = own and gc.isenabled()
-    if held:
-        gc.disable()
     try:
         fn, batch = pickle.loads(payload)
         return "done", who, fn(context.value, batch)
     except BaseException:
         return "error", who, traceback.format_exc()
-    finally:
-        if held:
-            gc.enable()
 
 
 class DaskExecutor(Executor):
@@ -140,12 +129,11 @@ class DaskExecutor(Executor):
                 f"the context could not be sent to the Dask workers: {exc}"
             ) from None
         window = self._window()
-        own = self._cluster is not None
         flight: deque[Any] = deque()
         try:
             for batch in batches(tasks, weight):
                 payload = pickle.dumps((fn, batch), protocol=pickle.HIGHEST_PROTOCOL)
-                flight.append(client.submit(_run, shared, payload, own, pure=False))
+                flight.append(client.submit(_run, shared, payload, pure=False))
                 if len(flight) >= window:
                     yield from self._take(flight.popleft(), progress)
             while flight:

@@ -11,18 +11,10 @@ pipes. Messages, each one pickled object:
 
 The context is unpickled once and held in a local of :func:`serve` (the per-process holder
 the design cannot avoid: it lives only in the worker, set by nothing but this loop).
-
-The cyclic garbage collector does not run by itself here: parsing a batch's records makes
-tens of thousands of containers, and the automatic passes over them (and over the context's
-schemas) cost about a tenth of a worker's time. The context is frozen once unpickled (never
-scanned again; unfrozen when a new one replaces it), and one collection after each batch
-frees what cycles the batch left (an exception's traceback), so memory stays bounded by a
-batch, as before.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import signal
@@ -47,33 +39,25 @@ def serve(read_fd: int, write_fd: int) -> None:
         if message[0] == "stop":
             return
         if message[0] == "context":
-            gc.unfreeze()  # the context it replaces may be collected now
-            context = None
             try:
                 context = pickle.loads(message[1])
                 failed = None
             except BaseException:
                 failed = traceback.format_exc()
-            gc.collect()
-            gc.freeze()  # held until the next context: no pass scans it again
             continue
         _, index, fn, tasks = message
         if failed is not None:
             outbox.send(("error", index, pid, "the context could not be unpickled:\n" + failed))
             continue
-        results = None
         try:
             results = fn(context, tasks)
             outbox.send(("done", index, pid, results))
         except BaseException:  # reported to the parent, which raises ExecutorError with it
             outbox.send(("error", index, pid, traceback.format_exc()))
-        del results, tasks, message
-        gc.collect()  # what cycles the batch left; nothing else is unfrozen
 
 
 def main() -> None:
     """``python -c`` entry: ``sys.argv`` holds the two pipe descriptors. An interrupt is the
     parent's to handle (it stops this worker); here it is ignored."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.disable()  # collected once per batch instead (see the module's docstring)
     serve(int(sys.argv[1]), int(sys.argv[2]))
