@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from verifier.findings import Finding
 from verifier.plan.manifest import ParsedManifest, normalize_name, parse_manifest, unsafe_reason
@@ -51,6 +52,17 @@ class ManifestPlan:
         return sorted(listed + [n for n, k in self.unlisted if k is file])
 
 
+class EntryOptions(TypedDict, total=False):
+    """How :func:`parse_entries` reads a manifest (its keyword arguments)."""
+
+    base: str
+    allow_empty: bool
+    decode_name: Callable[[str], str] | None
+    algorithm: str
+    parsed: ParsedManifest | None
+    name_manifest: bool
+
+
 def plan_manifest(
     source: Source,
     label: str,
@@ -58,30 +70,13 @@ def plan_manifest(
     rel: str | None,
     scope: list[str] | None,
     *,
-    base: str = "",
-    allow_empty: bool = False,
-    decode_name: Callable[[str], str] | None = None,
-    algorithm: str = "sha256",
-    parsed: ParsedManifest | None = None,
-    name_manifest: bool = False,
     ignore: frozenset[str] = frozenset(),
+    **entries: Unpack[EntryOptions],
 ) -> ManifestPlan:
-    """Plan one manifest against the source. ``scope`` items and manifest names are relative
-    to ``base``; ``parsed``: its lines when the source parses them itself (a bag's, in its
-    declared encoding); the default is a ``sha256sum`` manifest. ``ignore``: names never
+    """Plan one manifest against the source: :func:`parse_entries` (which says what its
+    keywords mean), then its scope walked here (:func:`take_walk`). ``ignore``: names never
     reported unlisted (the signatures over the manifest, which it cannot list)."""
-    out = parse_entries(
-        label,
-        data,
-        rel,
-        scope,
-        base=base,
-        allow_empty=allow_empty,
-        decode_name=decode_name,
-        algorithm=algorithm,
-        parsed=parsed,
-        name_manifest=name_manifest,
-    )
+    out = parse_entries(label, data, rel, scope, **entries)
     take_walk(out, source, [source.walk(start) for start in walk_starts(out)], ignore)
     return out
 
@@ -105,7 +100,10 @@ def parse_entries(
     name_manifest: bool = False,
 ) -> ManifestPlan:
     """The first half of :func:`plan_manifest`: the manifest's lines, its entries and its
-    scope, before the scope is walked (:func:`take_walk`, the second half)."""
+    scope, before the scope is walked (:func:`take_walk`, the second half). ``scope`` items
+    and manifest names are relative to ``base``; ``parsed``: its lines when the source
+    parses them itself (a bag's, in its declared encoding); the default is a ``sha256sum``
+    manifest."""
     out = ManifestPlan(label, rel, base, algorithm, name_manifest)
     findings = out.findings
     if parsed is None:

@@ -208,26 +208,33 @@ class Plan:
         the walk's reduction keeps those it did not meet as files)."""
         if not self.parse:
             return []
+        early = self._is_early()
+        manifest = self.manifests[0]
+        kinds = manifest.kinds
+        names = []
+        for name in sorted(n for n in manifest.wanted if n not in self.preread and early(n)):
+            kind = kinds[name] = source.kind(name)
+            if kind is Kind.FILE:
+                names.append(name)
+        return names
+
+    def _is_early(self) -> Callable[[str], bool]:
+        """Whether a source path is a schema or a document: classified only if its inner
+        path can be early at all (cheap string tests first)."""
         records = self.records
         prefix, cut = records.prefix, len(records.prefix)
         schemas = records.schemas_dir + "/"
         documents = {records.spec_path, *records.documents}
         classify = records.classify
-        manifest = self.manifests[0]
-        kinds = manifest.kinds
-        names = []
-        for name in sorted(
-            n
-            for n in manifest.wanted
-            if n.startswith(prefix)
-            and (n.startswith(schemas, cut) or n[cut:] in documents)
-            and n not in self.preread
-        ):
-            if classify(name)[0] in _EARLY:
-                kind = kinds[name] = source.kind(name)
-                if kind is Kind.FILE:
-                    names.append(name)
-        return names
+
+        def early(name: str) -> bool:
+            return (
+                name.startswith(prefix)
+                and (name.startswith(schemas, cut) or name[cut:] in documents)
+                and classify(name)[0] in _EARLY
+            )
+
+        return early
 
     @property
     def prefix(self) -> str:
@@ -246,21 +253,11 @@ class Plan:
     def early_names(self) -> list[str]:
         """The files read first, in plan order: the schemas and documents (before
         :meth:`RecordPlan.prepare`, which may make more files records, never fewer early
-        ones). A file is classified only if its inner path can be early at all."""
+        ones)."""
         if not self.parse:
             return []
-        records = self.records
-        prefix, cut = records.prefix, len(records.prefix)
-        schemas = records.schemas_dir + "/"
-        documents = {records.spec_path, *records.documents}
-        classify = records.classify
-        return [
-            name
-            for name in self.order
-            if name.startswith(prefix)
-            and (name.startswith(schemas, cut) or name[cut:] in documents)
-            and classify(name)[0] in _EARLY
-        ]
+        early = self._is_early()
+        return [name for name in self.order if early(name)]
 
     def task(self, source: Source, name: str) -> FileTask:
         return next(self.tasks(source, (name,)))
