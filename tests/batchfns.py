@@ -57,9 +57,15 @@ def modules(context: Any, batch: list[int]) -> list[list[str]]:
     return [sorted(sys.modules) for _ in batch]
 
 
-def echo(context: Any, batch: list[str]) -> list[str]:
-    """Each task back, twice as long (results as large as the batches, and larger)."""
-    return [task * 2 for task in batch]
+def echo_waiting(context: Any, batch: list[str]) -> list[tuple[str, bool]]:
+    """Each task back, twice as long (results as large as the batches, and larger), with
+    whether a next batch waited in this worker's inbox meanwhile (as :func:`waiting`)."""
+    import select
+    import time
+
+    time.sleep(0.05)
+    ready, _, _ = select.select([int(sys.argv[1])], [], [], 0)
+    return [(task * 2, bool(ready)) for task in batch]
 
 
 def waiting(context: Any, batch: list[int]) -> list[bool]:

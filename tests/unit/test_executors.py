@@ -262,14 +262,17 @@ def test_a_worker_holds_the_next_batch_while_it_works(one_per_batch: None) -> No
 def test_batches_larger_than_a_pipe_with_large_results_do_not_deadlock(
     small_batches: None,
 ) -> None:
-    """Batches of 300 KB and results of 600 KB (both over a default 64 KiB pipe) through
-    workers whose pipes hold little: a batch is queued behind another only if it fits whole,
-    so no worker blocks writing results while this process blocks writing it a batch."""
+    """Batches of 300 KB and results of 600 KB through workers whose pipes are taken to hold
+    70 KB: a batch is queued behind another only if it fits whole, so none ever waits in a
+    worker's pipe (were it queued, a worker writing its results while this process writes
+    it a batch could wait on each other for ever), and every result comes back."""
     tasks = [f"{i:06d}" * 17_000 for i in range(12)]
     with create("processes", 2) as executor:
         for worker in executor._pool:  # type: ignore[attr-defined]
             worker.room = 70_000
-        assert list(executor.map(fns.echo, None, tasks)) == [t * 2 for t in tasks]
+        rows = list(executor.map(fns.echo_waiting, None, tasks))
+    assert [row[0] for row in rows] == [t * 2 for t in tasks]
+    assert not any(row[1] for row in rows)
 
 
 def test_a_worker_imports_neither_the_cli_nor_typer_nor_rich() -> None:

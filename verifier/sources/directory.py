@@ -274,10 +274,11 @@ class _ChildWalk(PendingWalk):
         source = self.source
         if not (isinstance(got, tuple) and len(got) == 3 and len(got[0]) == len(self.folders)):
             return [list(source.walk(folder)) for folder in self.folders]
-        walks, sizes, errors = got
+        walks: list[list[tuple[str, Kind]]] = got[0]
+        _, sizes, errors = got
         source._sizes.update(sizes)
         source.walk_errors.update(errors)
-        return [list(walk) for walk in walks]
+        return walks  # (lists already: not copied again)
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
