@@ -172,7 +172,8 @@ def _prepare(plan: Plan, source: Source, facts: Facts, options: Options, names: 
     records = plan.records
     inspect_all(source, records.bundle, list(plan.tasks(source, names)), facts, options, here=True)
     held, facts.held = facts.held, {}
-    records.prepare(held)  # parsed once; each document's bytes dropped as it is parsed
+    # parsed once; each document's bytes dropped as it is parsed, its strings shared
+    records.prepare(held, plan.manifests[0].wanted)
 
 
 def _digest_preread(plan: Plan, facts: Facts) -> None:

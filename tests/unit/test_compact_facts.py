@@ -33,3 +33,57 @@ def test_what_is_not_an_object_is_extracted_as_it_is() -> None:
     got = extract(value, (("/a", False), ("/b", False), ("/c", False), ("/a", True)))
     assert got == {"/a": [1, {"k": 2}], "/b": {}, "/c": "s", "#/a": 2}
     assert got["/a"] is value["a"]
+
+
+def test_a_kept_document_holds_each_repeated_string_once() -> None:
+    from verifier.json.parse import loads_strict
+
+    spec = {
+        "assertions": [
+            {
+                "kind": "same-value",
+                "description": "Receipt and readback agree.",
+                "selects": [
+                    {"file": f"evidence/{i}/run.json", "pointer": "/receipt/id"},
+                    {"file": f"evidence/{i}/readback.json", "pointer": "/object/id"},
+                ],
+            }
+            for i in range(3)
+        ]
+    }
+    data = json.dumps(spec).encode()
+    listed = "evidence/1/run.json"
+    strings = {listed: listed}
+    value, problems = loads_strict(data, strings=strings)
+    assert (value, problems) == loads_strict(data) == (spec, [])
+    first, second = value["assertions"][0], value["assertions"][2]
+    assert first["kind"] is second["kind"] and first["description"] is second["description"]
+    assert first["selects"][1]["pointer"] is second["selects"][1]["pointer"]
+    assert value["assertions"][1]["selects"][0]["file"] is listed  # the manifest's own string
+    # without the table, each string is its own copy (what the table saves)
+    plain, _ = loads_strict(data)
+    assert plain["assertions"][0]["kind"] is not plain["assertions"][2]["kind"]
+
+
+def test_a_shared_string_table_keeps_a_repeated_key_s_value_and_its_finding() -> None:
+    from verifier.json.parse import loads_strict
+
+    data = b'{"a": "x", "b": {"k": "first", "k": "last"}, "c": ["x", "y"]}'
+    value, problems = loads_strict(data, strings={})
+    assert (value, problems) == loads_strict(data)
+    assert value["b"] == {"k": "last"} and [p.code for p in problems] == ["record.duplicate-key"]
+
+
+def test_the_documents_kept_share_the_manifest_s_names() -> None:
+    from verifier.plan.records import RecordPlan
+
+    name = "evidence/cases/a/run.json"
+    spec = {"assertions": [{"kind": "count", "select": {"file": name, "pointer": "/x"}}] * 2}
+    for prefix, shared in (("", True), ("content/", False)):
+        plan = RecordPlan(prefix, validate=False)
+        listed = prefix + name
+        plan.prepare({prefix + "evidence/assertions.json": json.dumps(spec).encode()}, [listed])
+        kept = plan.kept["evidence/assertions.json"]["assertions"]
+        assert kept == spec["assertions"]
+        assert (kept[0]["select"]["file"] is listed) is shared
+        assert kept[0]["select"]["pointer"] is kept[1]["select"]["pointer"]

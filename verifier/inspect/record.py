@@ -26,13 +26,19 @@ class RecordResult(NamedTuple):
 
 
 def process_record(
-    prep: Prepared, path: str, data: bytes, wants: Wants, keep: bool = False
+    prep: Prepared,
+    path: str,
+    data: bytes,
+    wants: Wants,
+    keep: bool = False,
+    strings: dict[str, str] | None = None,
 ) -> tuple[RecordResult, Any]:
     """Parse one record strictly from its hashed bytes, validate it, check it if it is a
     transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
-    the parsed value (``None`` otherwise, or if it did not parse)."""
+    the parsed value (``None`` otherwise, or if it did not parse); a kept value's strings
+    are shared through ``strings`` (see :func:`~verifier.json.parse.loads_strict`)."""
     findings: list[Finding] = []
-    value = _parse(path, data, findings)
+    value = _parse(path, data, findings, strings)
     if value is None:
         bad: Sequence[Finding] = place_in(data, findings) if prep.validate else _NONE
         return RecordResult(bad, _NONE, False, 0, None), None

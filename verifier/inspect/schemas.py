@@ -461,9 +461,12 @@ def _meta_valid_fast(schema: Any) -> bool:
         return False
 
 
-def _parse(path: str, data: bytes, findings: list[Finding]) -> Any:
-    """Strict JSON from the hashed bytes; problems become findings, ``None`` if unusable."""
-    value, problems = loads_strict(data)
+def _parse(
+    path: str, data: bytes, findings: list[Finding], strings: dict[str, str] | None = None
+) -> Any:
+    """Strict JSON from the hashed bytes; problems become findings, ``None`` if unusable
+    (``strings``: see :func:`~verifier.json.parse.loads_strict`)."""
+    value, problems = loads_strict(data, strings=strings)
     findings.extend(
         Finding(p.code, path, p.message, pointer=p.pointer, line=p.line) for p in problems
     )

@@ -168,11 +168,18 @@ def _int_keeping_spelling(literal: str) -> int | float:
     return JsonFloat(literal, -0.0) if literal == "-0" else int(literal)
 
 
-def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[JsonProblem]]:
+def loads_strict(
+    data: bytes, keep_spelling: bool = False, strings: dict[str, str] | None = None
+) -> tuple[Any, list[JsonProblem]]:
     """Parse ``data``; returns the value (``None`` if unusable) and the problems found.
 
     Numbers keep their exact value; with ``keep_spelling`` every number that is not written
-    as Python would write it keeps its literal too (for writing the text back unchanged)."""
+    as Python would write it keeps its literal too (for writing the text back unchanged).
+
+    ``strings``, for a document kept for the whole run (the assertion spec): every string an
+    object holds as a value is replaced by the equal one in ``strings`` (added when new), so
+    a value written many times (a kind, a description, a pointer, a file the manifest names)
+    is held once. Keys are shared already (the decoder's own memo); the value is the same."""
     if data.startswith(b"\xef\xbb\xbf"):
         return None, [
             JsonProblem(
@@ -205,6 +212,16 @@ def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[Js
         repeated.append(True)
         return _pairs(pairs)
 
+    shared = strings.setdefault if strings is not None else None
+
+    def sharing_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        built = hook(pairs)
+        assert shared is not None
+        for key, value in pairs:  # (a repeated key: the last value, the one the dict keeps)
+            if type(value) is str:
+                built[key] = shared(value, value)
+        return built
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -215,7 +232,7 @@ def loads_strict(data: bytes, keep_spelling: bool = False) -> tuple[Any, list[Js
     try:
         value = json.loads(
             text,
-            object_pairs_hook=hook,
+            object_pairs_hook=hook if shared is None else sharing_hook,
             parse_constant=_constant,
             parse_float=spelled if keep_spelling else number,
             parse_int=_int_keeping_spelling if keep_spelling else None,

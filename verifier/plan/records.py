@@ -11,7 +11,7 @@ twice. Every other record is then inspected wherever its task runs, with its wan
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,10 +147,16 @@ class RecordPlan:
             *self.documents,
         }
 
-    def prepare(self, early: dict[str, bytes]) -> None:
+    def prepare(self, early: dict[str, bytes], listed: Iterable[str] = ()) -> None:
         """Build the bundle from the schemas among ``early`` (source path -> hashed bytes),
         check and keep the documents (and any other record among them), and index the
-        needs. ``early`` is emptied as it is read."""
+        needs. ``early`` is emptied as it is read.
+
+        The documents are kept for the whole run, and a large spec repeats most of its
+        strings (a kind, a description, a pointer, a file named by several assertions): each
+        is held once, and a file the manifest lists (``listed``, paths in the source) is
+        held as the manifest's own string when the content root is the source's root (then
+        it is the same object as the record's name)."""
         cut = len(self.prefix)
         inner = {n[cut:]: b for n, b in early.items() if n.startswith(self.prefix)}
         self.bundle = prepare_validity(inner, self.schemas_dir, self.validate)
@@ -159,13 +165,15 @@ class RecordPlan:
         records = {p: b for n, b in early.items() if (p := self.inner(n)) is not None}
         early.clear()
         inner.clear()
+        strings = {name: name for name in listed} if not self.prefix else {}
         for path in sorted(records):
             data = records.pop(path)
-            result, value = process_record(self.bundle, path, data, (), keep=True)
+            result, value = process_record(self.bundle, path, data, (), True, strings)
             del data
             self.results[path] = result
             if value is not None:
                 self.kept[path] = value
+        del strings
         self.containers = containers_in(self.kept.get(self.spec_path))
         self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
         needs: list[Need] = []
