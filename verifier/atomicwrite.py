@@ -15,6 +15,8 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from typing import BinaryIO
 
 
 def _umask() -> int:
@@ -48,13 +50,33 @@ def _stream_target(path: str) -> bool:
     return False
 
 
-def write_atomic(target: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``target`` whole; raises ``OSError`` as the system reports it."""
+#: how much of a text is encoded at a time (a report of many megabytes is not encoded whole)
+CHUNK = 1 << 20
+
+
+def pieces(text: str) -> Iterator[bytes]:
+    """``text`` as UTF-8, :data:`CHUNK` characters at a time (the same bytes as
+    ``text.encode()``: UTF-8 encodes each character alone)."""
+    for start in range(0, len(text), CHUNK):
+        yield text[start : start + CHUNK].encode("utf-8")
+
+
+def _write_all(handle: BinaryIO, data: bytes | str) -> None:
+    if isinstance(data, bytes):
+        handle.write(data)
+        return
+    for piece in pieces(data):
+        handle.write(piece)
+
+
+def write_atomic(target: str | os.PathLike[str], data: bytes | str) -> None:
+    """Write ``data`` to ``target`` whole (a text as UTF-8, encoded a piece at a time);
+    raises ``OSError`` as the system reports it."""
     path = os.fspath(target)
     if _stream_target(path):
         fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write_all(handle, data)
         return
     # the folder as the system will reach it ("link/.." is the link target's parent)
     folder = os.path.dirname(os.path.join(os.getcwd(), path)) or os.curdir
@@ -63,7 +85,7 @@ def write_atomic(target: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(OSError, AttributeError):  # as open() would make it
             os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write_all(handle, data)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

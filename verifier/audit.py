@@ -13,11 +13,10 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from verifier.json.write import dumps_report
 from verifier.pipeline import Run
 from verifier.plan.option_values import source_date_epoch
 from verifier.sources.safety import Limits
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 
 AUDIT_VERSION = 1
 SCHEMA_ID = "https://verifier.invalid/schemas/audit.schema.json"
@@ -77,4 +76,4 @@ def audit_record(run: Run, location: str, limits: Limits, created_at: str) -> di
 
 def render(record: dict[str, Any]) -> str:
     """The record as JSON: sorted keys, two-space indent, LF."""
-    return dumps_report(clean(record)) + "\n"
+    return dumps_clean(record) + "\n"

@@ -61,3 +61,26 @@ def test_a_link_to_a_regular_file_is_replaced_not_written_through(tmp_path: Path
     write_atomic(link, b"new")
     assert victim.read_bytes() == b"keep"
     assert not link.is_symlink() and link.read_bytes() == b"new"
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1 << 20])
+def test_a_text_is_written_as_its_utf8_a_piece_at_a_time(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfdbinary: pytest.CaptureFixture[bytes],
+    chunk: int,
+) -> None:
+    import verifier.atomicwrite as atomicwrite
+    from verifier.commands import output
+
+    text = "report: é€😀 ok\n" * 5
+    monkeypatch.setattr(atomicwrite, "CHUNK", chunk)
+    monkeypatch.setattr(output, "CHUNK", chunk)
+    pieces = list(atomicwrite.pieces(text))
+    assert b"".join(pieces) == text.encode("utf-8")
+    assert len(pieces) == -(-len(text) // chunk)  # never the whole text at once
+    target = tmp_path / "out.json"
+    write_atomic(target, text)
+    assert target.read_bytes() == text.encode("utf-8")
+    output.write(None, text)
+    assert capfdbinary.readouterr().out == text.encode("utf-8")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperCommand
 
-from verifier.atomicwrite import write_atomic
+from verifier.atomicwrite import CHUNK, write_atomic
 from verifier.errors import UsageError
 
 if TYPE_CHECKING:
@@ -140,11 +140,15 @@ def plan(
 
 
 def write(path: Path | None, text: str) -> None:
+    """``text`` to the file ``path`` (whole, see :func:`write_atomic`) or to standard output,
+    encoded a piece at a time: a large report is not held a second time as bytes."""
     if path is None:
-        sys.stdout.write(text)
+        out = sys.stdout
+        for start in range(0, len(text), CHUNK):
+            out.write(text[start : start + CHUNK])
         return
     target = os.fspath(path)
     try:
-        write_atomic(target, text.encode("utf-8"))
+        write_atomic(target, text)
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -135,15 +135,21 @@ def _fragment(value: Any) -> Any:
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
+def dumps_fast(data: Any, *, sort_keys: bool = True, indent: int | None = 2) -> str:
+    """:func:`dumps_report` by orjson alone: raises ``orjson.JSONEncodeError`` where orjson
+    cannot write ``data`` as it is (then :func:`dumps_report` walks it)."""
+    option = (orjson.OPT_INDENT_2 if indent is not None else 0) | (
+        orjson.OPT_SORT_KEYS if sort_keys else 0
+    )
+    return orjson.dumps(data, option=option, default=_fragment).decode("utf-8")
+
+
 def dumps_report(data: Any, *, sort_keys: bool = True, indent: int | None = 2) -> str:
     """The machine formats' JSON: orjson, two-space indent (sorted keys unless told; one
     compact line with ``indent=None``, for JSON Lines), LF line ends, no final newline; see
     the module's description."""
-    option = (orjson.OPT_INDENT_2 if indent is not None else 0) | (
-        orjson.OPT_SORT_KEYS if sort_keys else 0
-    )
     try:
-        return orjson.dumps(data, option=option, default=_fragment).decode("utf-8")
+        return dumps_fast(data, sort_keys=sort_keys, indent=indent)
     except orjson.JSONEncodeError:
         return _walk(
             data,
@@ -156,4 +162,4 @@ def dumps_report(data: Any, *, sort_keys: bool = True, indent: int | None = 2) -
         )
 
 
-__all__ = ["dumps", "dumps_report"]
+__all__ = ["dumps", "dumps_fast", "dumps_report"]

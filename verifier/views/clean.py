@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+from verifier.json.write import dumps_fast, dumps_report
 from verifier.views.inert import exact as clean_str
 
 
@@ -21,4 +24,17 @@ def clean(value: Any) -> Any:
     return value
 
 
-__all__ = ["clean", "clean_str"]
+def dumps_clean(value: Any, *, sort_keys: bool = True, indent: int | None = 2) -> str:
+    """``dumps_report(clean(value))``, the same text, without copying ``value`` when nothing
+    in it needs cleaning: orjson refuses every lone surrogate (the only thing
+    :func:`clean_str` changes), and anything else it cannot write as it is (a tuple other
+    than a plain one, a key that is not a plain string), so only then is the cleaned copy
+    made and written the way it always was. A large report (hundreds of megabytes as
+    Python objects) is not held twice."""
+    try:
+        return dumps_fast(value, sort_keys=sort_keys, indent=indent)
+    except orjson.JSONEncodeError:
+        return dumps_report(clean(value), sort_keys=sort_keys, indent=indent)
+
+
+__all__ = ["clean", "clean_str", "dumps_clean"]

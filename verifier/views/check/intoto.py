@@ -22,10 +22,9 @@ import hashlib
 import re
 from typing import Any
 
-from verifier.json.write import dumps_report
 from verifier.plan.spec import DEFAULT_SPEC
 from verifier.report import AssertionStatus, Report, StageStatus
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 
 STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
@@ -112,4 +111,4 @@ def statement(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report) -> str:
-    return dumps_report(clean(statement(report))) + "\n"
+    return dumps_clean(statement(report)) + "\n"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from verifier.json.write import dumps_report
 from verifier.report import Report
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 
 
 def render(report: Report) -> str:
-    return dumps_report(clean(report.to_dict())) + "\n"
+    return dumps_clean(report.to_dict()) + "\n"

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.json.write import dumps_report
 from verifier.report import REPORT_VERSION, Report
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 
 
 def _line(value: dict[str, Any]) -> str:
-    return dumps_report(clean(value), indent=None)
+    return dumps_clean(value, indent=None)
 
 
 def render(report: Report) -> str:

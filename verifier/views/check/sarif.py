@@ -47,9 +47,8 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.findings import CODES, Finding, Stage, severity_of
-from verifier.json.write import dumps_report
 from verifier.report import Report
-from verifier.views.clean import clean, clean_str
+from verifier.views.clean import clean_str, dumps_clean
 from verifier.views.findings import blocked_by, blocked_summary, capped, cascade
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -295,4 +294,4 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
             }
         ],
     }
-    return dumps_report(clean(log), sort_keys=False) + "\n"
+    return dumps_clean(log, sort_keys=False) + "\n"

@@ -4,9 +4,8 @@ indent, LF; strings exactly as read (lone surrogates as ``\\udcXX`` escapes)."""
 from __future__ import annotations
 
 from verifier.coverage.report import CoverageReport
-from verifier.json.write import dumps_report
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 
 
 def render(report: CoverageReport) -> str:
-    return dumps_report(clean(report.to_dict())) + "\n"
+    return dumps_clean(report.to_dict()) + "\n"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from verifier.json.write import dumps_report
 from verifier.table.build import CaseRow, OutcomeTable
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 from verifier.views.table import TableView
 
 
 def _dump(data: object) -> str:
-    return dumps_report(clean(data)) + "\n"
+    return dumps_clean(data) + "\n"
 
 
 def render_table(table: OutcomeTable) -> str:

@@ -4,10 +4,9 @@ order given."""
 
 from __future__ import annotations
 
-from verifier.json.write import dumps_report
 from verifier.transcripts.check import TranscriptReport
-from verifier.views.clean import clean
+from verifier.views.clean import dumps_clean
 
 
 def render(report: TranscriptReport) -> str:
-    return dumps_report(clean(report.to_dict())) + "\n"
+    return dumps_clean(report.to_dict()) + "\n"
