@@ -87,3 +87,34 @@ def test_the_documents_kept_share_the_manifest_s_names() -> None:
         assert kept == spec["assertions"]
         assert (kept[0]["select"]["file"] is listed) is shared
         assert kept[0]["select"]["pointer"] is kept[1]["select"]["pointer"]
+
+
+def test_a_batch_holds_each_repeated_pass_message_once() -> None:
+    from verifier.assertions.count import Count
+    from verifier.assertions.unchanged import Unchanged
+    from verifier.judge.records import Records
+
+    store = Records()
+    counters = {"toolExecutions": 1, "gatewayRequests": 1}
+    for case in ("a", "b"):
+        store.add(
+            f"{case}/run.json",
+            {"/counters": dict(counters), "/after": dict(counters), "#/messages": 5},
+        )
+    count = [
+        {"kind": "count", "select": {"file": f"{c}/run.json", "pointer": "/messages"}, "equals": 5}
+        for c in "ab"
+    ]
+    same = [
+        {
+            "kind": "unchanged",
+            "before": {"file": f"{c}/run.json", "pointer": "/counters"},
+            "after": {"file": f"{c}/run.json", "pointer": "/after"},
+        }
+        for c in "ab"
+    ]
+    for kind, specs in ((Count(), count), (Unchanged(), same)):
+        first, second = kind.quick(specs, store)
+        assert first is not None and second is not None
+        assert first[0] == second[0] and first[0] is second[0]  # one message, held once
+        assert first[1] != second[1]  # each its own reads

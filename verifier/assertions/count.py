@@ -72,6 +72,7 @@ class Count(AssertionKind):
         within its bounds."""
         length = records.quick_length
         shapes = Shapes("select")
+        texts: dict[int, str] = {}
         out: list[Quick | None] = []
         append = out.append
         for spec in specs:
@@ -87,7 +88,7 @@ class Count(AssertionKind):
                 append(None)
                 continue
             bounds = [(k, spec[k]) for k in _BOUNDS if k in spec]
-            append(_counted(length(*where), bounds, where))
+            append(_counted(length(*where), bounds, where, texts))
         return out
 
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
@@ -145,15 +146,23 @@ class Count(AssertionKind):
         return Outcome.passed(f"{n} {what}")
 
 
-def _counted(n: Any, bounds: list[tuple[str, Any]], where: Read) -> Quick | None:
-    """The pass of a count of ``n`` elements (:data:`MISS`: none) within ``bounds``."""
+def _counted(
+    n: Any, bounds: list[tuple[str, Any]], where: Read, texts: dict[int, str] | None = None
+) -> Quick | None:
+    """The pass of a count of ``n`` elements (:data:`MISS`: none) within ``bounds``; each
+    message made once per batch (``texts``: count -> message), not once per assertion."""
     if not bounds or any(type(v) is not int for _, v in bounds) or n is MISS:
         return None
     for key, bound in bounds:
         if n != bound if key == "equals" else n < bound if key == "min" else n > bound:
             return None
     if n or any(v == 0 for _, v in bounds):
-        return (f"{n} elements", (where,))
+        if texts is None:
+            return (f"{n} elements", (where,))
+        text = texts.get(n)
+        if text is None:
+            text = texts[n] = f"{n} elements"
+        return (text, (where,))
     return None
 
 

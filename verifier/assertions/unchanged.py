@@ -54,6 +54,7 @@ class Unchanged(AssertionKind):
         #: when they hold the same keys (compared all, sorted), else ``None``
         templates: dict[tuple[tuple[Any, ...], tuple[Any, ...]], tuple[str, list[str]] | None]
         templates = {}
+        messages: dict[tuple[Any, ...], str] = {}  # (template, its int values) -> message
         out: list[Quick | None] = []
         append = out.append
         for spec in specs:
@@ -76,10 +77,13 @@ class Unchanged(AssertionKind):
                             text, keys = template
                             found = None
                             if before == after:
-                                found = (
-                                    text.format(*map(before.__getitem__, keys)),
-                                    (first, second),
-                                )
+                                # one message per template and values in a batch (the same
+                                # counters in many runs), not one per assertion
+                                said = (text, *map(before.__getitem__, keys))
+                                message = messages.get(said)
+                                if message is None:
+                                    message = messages[said] = text.format(*said[1:])
+                                found = (message, (first, second))
                             append(found)
                             continue
             append(_one(spec, get))

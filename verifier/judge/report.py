@@ -23,13 +23,14 @@ from verifier.judge.records import Records
 from verifier.judge.validity import check_validity
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.plan import Plan
-from verifier.report import AssertionResult, Read, Report, StageResult
+from verifier.report import AssertionResult, FileEntry, Read, Report, StageResult
 from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import Source
 from verifier.version import __version__
 
 if TYPE_CHECKING:
     from verifier.plan.options import Options
+    from verifier.plan.records import RecordPlan
 
 
 def judge_first(plan: Plan, facts: Facts, source: Source) -> IntegrityOutcome:
@@ -130,16 +131,10 @@ def judge_records(
         unread = unread_reasons(
             integrity.files, prefix, validity.records, records.is_record, options.records_dir
         )
-        # every record the manifest lists (read or not) or the run read
-        held = {
-            f.path[len(prefix) :] for f in integrity.files if f.listed and f.path.startswith(prefix)
-        } | set(results)
-        record_count = sum(
-            1
-            for p in held
-            if p != options.assertions
-            and records.is_record(p)
-            and not is_schema_path(p, options.schemas_dir)
+        # the records besides the spec: counted only when there is no spec (what its
+        # finding says); with one, the sets of every name are not built at the run's peak
+        record_count = (
+            0 if spec_present else _record_count(integrity.files, prefix, results, records, options)
         )
         consistency, assertions = check_consistency(
             validity.records,
@@ -178,6 +173,25 @@ def judge_records(
         relate_entries(report, report.content_path(options.assertions))
     link_causes(report)  # a finding caused by an earlier one names it (cascade control)
     return report
+
+
+def _record_count(
+    files: list[FileEntry],
+    prefix: str,
+    results: dict[str, Any],
+    records: RecordPlan,
+    options: Options,
+) -> int:
+    """How many records the manifest lists (read or not) or the run read, besides the spec
+    and the schemas."""
+    held = {f.path[len(prefix) :] for f in files if f.listed and f.path.startswith(prefix)}
+    return sum(
+        1
+        for p in held | set(results)
+        if p != options.assertions
+        and records.is_record(p)
+        and not is_schema_path(p, options.schemas_dir)
+    )
 
 
 def unmatched_containers(records: Any, listed: set[str]) -> list[Finding]:
