@@ -252,8 +252,8 @@ def commands(
 ) -> list[Command]:
     """The commands timed on one archive. ``peers``: also bagit, check-jsonschema and the
     verifier's single stages (else only ``sha256sum -c`` and the full check). ``executors``:
-    ``""`` adds the processes and Dask rows, ``None`` neither, other text is why the Dask row
-    is skipped (the processes row is still added)."""
+    ``""`` adds the processes and Dask rows (and on the blob archive a threads row), ``None``
+    none, other text is why the Dask row is skipped (the others are still added)."""
     verifier = [sys.executable, "-m", "verifier", "check", str(root), "--quiet"]
     out = [
         Command(
@@ -315,6 +315,15 @@ def commands(
                 "all three stages",
             )
         )
+        if blobs:  # (what auto picks there; on many records threads wait on the GIL)
+            out.append(
+                Command(
+                    f"{FULL} --executor threads",
+                    [*verifier, "--executor", "threads", "--jobs", "2"],
+                    root,
+                    "all three, 2 threads",
+                )
+            )
         if not executors:
             out.append(
                 Command(

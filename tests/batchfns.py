@@ -37,6 +37,16 @@ def who(context: Token, batch: list[int]) -> list[tuple[int, str, int, int, str 
     return [(i, context.value, os.getpid(), id(context), MARK) for i in batch]
 
 
+def who_threads(context: Token, batch: list[int]) -> list[tuple[int, str, int, int]]:
+    """Each task with the context's value, this thread and the id of the context it holds
+    (after a pause: the next batch is taken by another thread meanwhile)."""
+    import threading
+    import time
+
+    time.sleep(0.01)
+    return [(i, context.value, threading.get_ident(), id(context)) for i in batch]
+
+
 def where(context: Any, batch: list[int]) -> list[int]:
     return [os.getpid() for _ in batch]
 

@@ -28,13 +28,13 @@ def usage_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 def test_an_unknown_executor_names_the_choices(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    err = usage_error([command, str(tmp_path / "nowhere"), "--executor", "threads"], capsys)
+    err = usage_error([command, str(tmp_path / "nowhere"), "--executor", "fibers"], capsys)
     assert "--executor must be one of auto, " + ", ".join(EXECUTORS) in err
     assert "nowhere" not in err
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-@pytest.mark.parametrize("executor", [None, "auto", "processes", "inline"])
+@pytest.mark.parametrize("executor", [None, "auto", "processes", "threads", "inline"])
 def test_a_scheduler_is_for_dask_only(
     command: str, executor: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

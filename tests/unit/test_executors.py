@@ -25,7 +25,13 @@ import tests.batchfns as fns
 import verifier.execute.interface
 from tests.dasktest import allow_loopback, distributed, need_dask
 from verifier.execute import EXECUTORS, Executor, ExecutorError, create
-from verifier.execute.registry import CHOICES, MIN_ITEMS, resolve
+from verifier.execute.registry import (
+    CHOICES,
+    MAX_PARSED_FOR_THREADS,
+    MIN_ITEMS,
+    MIN_WEIGHT,
+    resolve,
+)
 
 CHILD = "VERIFIER_DASK_CHILD"
 IN_CHILD = os.environ.get(CHILD) == "1"
@@ -79,7 +85,7 @@ def served_pids(executor: Executor) -> list[int]:
 
 def test_the_registry_feeds_the_choices() -> None:
     assert ("auto", *EXECUTORS) == CHOICES
-    assert set(EXECUTORS) == {"inline", "processes", "dask"}
+    assert set(EXECUTORS) == {"inline", "processes", "threads", "dask"}
 
 
 @pytest.mark.parametrize("name", REGISTERED)
@@ -100,6 +106,72 @@ def test_auto_picks_processes_only_when_worth_it() -> None:
     assert resolve("auto", 10, 1 << 30, 2) == "processes"
     assert resolve("auto", MIN_ITEMS, 0, 1) == "inline"
     assert resolve("dask", 1, 0, 1) == "dask"
+
+
+def test_auto_picks_threads_for_few_large_files_to_hash() -> None:
+    """Few tasks, many bytes, little of them to parse: the time is in reads and hashes,
+    which threads run on every core; with more to parse, or many tasks, processes."""
+    assert resolve("auto", 10, 1 << 30, 2, 0) == "threads"
+    assert resolve("auto", 10, 1 << 30, 2, MAX_PARSED_FOR_THREADS) == "threads"
+    assert resolve("auto", 10, 1 << 30, 2, MAX_PARSED_FOR_THREADS + 1) == "processes"
+    assert resolve("auto", MIN_ITEMS, 1 << 30, 2, 0) == "processes"
+    assert resolve("auto", 10, MIN_WEIGHT - 1, 2, 0) == "inline"
+    assert resolve("auto", 10, 1 << 30, 1, 0) == "inline"
+
+    def never() -> int:
+        raise AssertionError("not needed to decide")
+
+    assert resolve("auto", MIN_ITEMS, never, 2, never) == "processes"
+    assert resolve("auto", 10, MIN_WEIGHT - 1, 2, never) == "inline"
+
+
+def test_threads_give_results_in_order_each_thread_with_its_own_context(
+    monkeypatch: pytest.MonkeyPatch, one_per_batch: None
+) -> None:
+    """A batch per task over two threads: in task order, with progress; the context
+    pickled once per map and unpickled once in each thread that served (never the object
+    made here, so an opener's handle is never shared); no thread left after the map."""
+    monkeypatch.setattr(fns.Token, "pickled", 0)
+    token = fns.Token(os.urandom(8).hex())
+    before = {t.ident for t in threading.enumerate()}
+    seen: list[int] = []
+    with create("threads", 2) as executor:
+        out = list(executor.map(fns.who_threads, token, list(range(40)), progress=seen.append))
+        described = executor.describe()
+    assert [row[0] for row in out] == list(range(40)) and seen == [1] * 40
+    assert {row[1] for row in out} == {token.value} and fns.Token.pickled == 1
+    held: dict[int, set[int]] = {}
+    for row in out:
+        held.setdefault(row[2], set()).add(row[3])
+    assert all(len(ids) == 1 for ids in held.values())  # one copy per thread
+    assert len({i for ids in held.values() for i in ids}) == len(held) == described["threads"]
+    assert id(token) not in {row[3] for row in out}
+    assert described == {"executor": "threads", "workers": 2, "batches": 40, "threads": 2}
+    assert not [t for t in threading.enumerate() if t.ident not in before]
+
+
+def test_a_thread_s_exception_carries_its_traceback_and_the_map_stops(
+    one_per_batch: None,
+) -> None:
+    with create("threads", 2) as executor:
+        with pytest.raises(ExecutorError, match="ValueError: seven") as raised:
+            list(executor.map(fns.fail_on_seven, None, list(range(40))))
+        assert "fail_on_seven" in str(raised.value)
+        assert list(executor.map(fns.double, None, [1, 2])) == [2, 4]  # still usable
+    with pytest.raises(ExecutorError, match="closed"):
+        list(executor.map(fns.double, None, [1]))
+    with pytest.raises(ExecutorError, match="scheduler"):
+        create("threads", 2, "tcp://127.0.0.1:8786")
+
+
+def test_threads_bound_the_batches_in_flight(one_per_batch: None) -> None:
+    tasks = Counted(1000)
+    with create("threads", 2) as executor:
+        stream = executor.map(fns.double, None, tasks)
+        assert next(stream) == 0
+        assert tasks.read <= 2 * 2 + 1
+        stream.close()  # type: ignore[attr-defined]
+        assert list(executor.map(fns.double, None, [1, 2, 3])) == [2, 4, 6]
 
 
 @pytest.mark.parametrize("name", PARALLEL)

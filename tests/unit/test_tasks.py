@@ -7,6 +7,7 @@ batch within one 64 KiB pipe buffer), back equal, as their facts do."""
 from __future__ import annotations
 
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,19 @@ def test_the_executor_is_chosen_from_the_count_and_the_size_only_if_needed() -> 
     big = FileTask("a", "a", 1 << 30, "other", None, None, False, ())
     few = Tasks(lambda names: iter([big, big]), lambda: [], 2)
     assert executor_name(Options(workers=2), few) == executor_name(Options(workers=2), [big, big])
-    assert executor_name(Options(workers=2), few) == "processes"
+    # two 1 GB files to hash, nothing to parse: threads (reads and hashes run beside each
+    # other without the interpreter lock); the same size in records to parse: processes
+    assert executor_name(Options(workers=2), few) == "threads"
+    records = big._replace(role="record", record="a")
+    assert executor_name(Options(workers=2), [records, records]) == "processes"
+    made: list[int] = []
+
+    def make(names: Any) -> Iterator[FileTask]:
+        made.append(1)
+        return iter([big, big])
+
+    counted = Tasks(make, lambda: [], 2)
+    assert executor_name(Options(workers=2), counted) == "threads" and made == [1]  # one pass
     small = big._replace(size=1)
     assert executor_name(Options(workers=2), [small, small]) == "inline"
 

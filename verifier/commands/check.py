@@ -135,8 +135,8 @@ def check(
             "--jobs",
             "-j",
             metavar="N",
-            help="Worker processes for hashing large files, 1 to 1024 (default: one per "
-            "available core).",
+            help="Workers (processes or threads, see --executor) that read, hash and parse "
+            "the files, 1 to 1024 (default: one per available core).",
         ),
     ] = None,
     executor: ExecutorOpt = None,

@@ -1,6 +1,6 @@
 """The executor registry: name -> factory ``(workers, scheduler) -> Executor``. The CLI's
-``--executor`` choices come from here. ``processes`` and ``dask`` are imported only when
-chosen (Dask is an optional extra: ``pip install "verifier[dask]"``)."""
+``--executor`` choices come from here. ``processes``, ``threads`` and ``dask`` are imported
+only when chosen (Dask is an optional extra: ``pip install "verifier[dask]"``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ EXECUTORS: Mapping[str, str] = MappingProxyType(
     {
         "inline": "verifier.execute.inline:InlineExecutor",
         "processes": "verifier.execute.processes:ProcessExecutor",
+        "threads": "verifier.execute.threads:ThreadExecutor",
         "dask": "verifier.execute.dask:DaskExecutor",
     }
 )
@@ -26,6 +27,10 @@ CHOICES: tuple[str, ...] = ("auto", *EXECUTORS)
 
 MIN_ITEMS = 2000  # below this many tasks, or
 MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
+#: at most this many bytes to parse (records, documents) among fewer than MIN_ITEMS tasks
+#: weighing MIN_WEIGHT or more: the time is in reading and hashing, which threads do on
+#: every core without starting a process; parsing holds the interpreter lock
+MAX_PARSED_FOR_THREADS = 16 << 20
 
 
 def default_workers() -> int:
@@ -36,19 +41,31 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def resolve(name: str, count: int, weight: int | Callable[[], int], workers: int) -> str:
+def resolve(
+    name: str,
+    count: int,
+    weight: int | Callable[[], int],
+    workers: int,
+    parsed: int | Callable[[], int] | None = None,
+) -> str:
     """The executor ``name`` stands for: itself, or for ``auto`` local processes when there
     are ``workers > 1`` and ``count`` tasks weighing ``weight`` bytes are worth starting
-    them for, else inline. ``weight`` may be a function, called only if the count alone
-    does not decide."""
+    them for, else inline; or threads, for fewer than :data:`MIN_ITEMS` tasks worth the
+    workers when at most :data:`MAX_PARSED_FOR_THREADS` of their bytes are to be parsed
+    (``parsed``; ``None``: not known, processes). ``weight`` and ``parsed`` may be
+    functions, called only if what comes before does not decide."""
     if name != "auto":
         return name
     if workers <= 1 or os.name != "posix" or count < 2:
         return "inline"
     if count >= MIN_ITEMS:
         return "processes"
-    worth = (weight() if callable(weight) else weight) >= MIN_WEIGHT
-    return "processes" if worth else "inline"
+    if (weight() if callable(weight) else weight) < MIN_WEIGHT:
+        return "inline"
+    if parsed is None:
+        return "processes"
+    few = (parsed() if callable(parsed) else parsed) <= MAX_PARSED_FOR_THREADS
+    return "threads" if few else "processes"
 
 
 def create(name: str, workers: int = 1, scheduler: str | None = None) -> Executor:

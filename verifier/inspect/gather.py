@@ -169,12 +169,26 @@ class _Kept:
 
 def executor_name(options: Options, tasks: list[FileTask] | Tasks) -> str:
     """The executor for ``tasks``: by their count and, only when the count alone does not
-    decide, their total size (a :class:`Tasks` is iterated for it: a few thousand at most)."""
+    decide, their total size and how much of it is parsed (a :class:`Tasks` is iterated for
+    it: a few thousand at most)."""
     from verifier.execute.registry import resolve
+
+    sizes: list[int] = []  # the total and the bytes to parse, from one pass if asked
+
+    def size(parsed: bool) -> int:
+        if not sizes:
+            total = parse = 0
+            for task in tasks:
+                total += task.size
+                if task.role != "other":
+                    parse += task.size
+            sizes[:] = (total, parse)
+        return sizes[parsed]
 
     return resolve(
         options.executor,
         len(tasks),
-        lambda: sum(t.size for t in tasks),
+        lambda: size(False),
         options.worker_count(),
+        lambda: size(True),
     )
