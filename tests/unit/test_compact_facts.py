@@ -118,3 +118,32 @@ def test_a_batch_holds_each_repeated_pass_message_once() -> None:
         assert first is not None and second is not None
         assert first[0] == second[0] and first[0] is second[0]  # one message, held once
         assert first[1] != second[1]  # each its own reads
+
+
+def test_equal_objects_of_scalars_are_one_object_per_batch() -> None:
+    wants = (("/counters", False),)
+    shared: dict[Any, Any] = {}
+    text = '{"counters": {"toolExecutions": 1, "gatewayRequests": 2, "name": "x", "n": null}}'
+    first, second = (extract(_parsed(text), wants, shared)["/counters"] for _ in range(2))
+    assert first == second and first is second
+    assert extract(_parsed(text), wants)["/counters"] is not first  # no table: a copy each
+    back = pickle.loads(pickle.dumps([first, second], protocol=pickle.HIGHEST_PROTOCOL))
+    assert back[0] is back[1]  # the batch crosses with one copy
+    # equal in Python but not the same JSON value, another order, a float, a container:
+    # never merged
+    for other in (
+        '{"counters": {"toolExecutions": true, "gatewayRequests": 2, "name": "x", "n": null}}',
+        '{"counters": {"gatewayRequests": 2, "toolExecutions": 1, "name": "x", "n": null}}',
+        '{"counters": {"toolExecutions": 1.0, "gatewayRequests": 2, "name": "x", "n": null}}',
+    ):
+        got = extract(_parsed(other), wants, shared)["/counters"]
+        assert got is not first and got == json.loads(other)["counters"]
+        assert list(got) == list(json.loads(other)["counters"])
+    signed = [
+        extract(_parsed(f'{{"counters": {{"a": {z}}}}}'), wants, shared) for z in ("0.0", "-0.0")
+    ]
+    assert signed[0]["/counters"] is not signed[1]["/counters"]
+    assert str(signed[1]["/counters"]["a"]) == "-0.0"
+    nested = '{"counters": {"a": [1]}}'
+    one, two = (extract(_parsed(nested), wants, shared)["/counters"] for _ in range(2))
+    assert one == two and one is not two

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier.execute import create
 from verifier.execute.inline import InlineExecutor
+from verifier.execute.interface import BATCH_ITEMS
 from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
@@ -83,15 +84,18 @@ def inspect_all(
         if not here:  # the plan's own early reads are not counted
             facts.pids.add(os.getpid())
         done = 0
+        shared: dict[Any, Any] = {}  # equal extracted objects, as in a worker's batch
         for name, stream in source.read_many(by_name):
             done += 1
             if progress is not None and done % 1000 == 0:
                 progress("integrity", done, total)
+            if done % BATCH_ITEMS == 0:
+                shared.clear()
             task = by_name[name]
             if isinstance(stream, OSError):
                 facts.add(task, FileFacts(name, None, stream.strerror or str(stream), None))
                 continue
-            facts.add(task, inspecting.inspect(context, task, stream))
+            facts.add(task, inspecting.inspect(context, task, stream, shared))
         if not here:
             facts.executors.append({"executor": "serial", "workers": 1, "onePass": True})
         return

@@ -70,9 +70,15 @@ def _facts(
     )
 
 
-def inspect(context: InspectContext, task: FileTask, stream: Stream | None = None) -> FileFacts:
+def inspect(
+    context: InspectContext,
+    task: FileTask,
+    stream: Stream | None = None,
+    shared: dict[Any, Any] | None = None,
+) -> FileFacts:
     """The facts of one file: from ``stream`` if given (a source read in one pass), else
-    opened through the context's opener."""
+    opened through the context's opener (``shared``: see
+    :func:`~verifier.inspect.values.extract`)."""
     keep = task.role != "other"
     checks: tuple[tuple[str, str], ...] = ()
     try:
@@ -103,7 +109,7 @@ def inspect(context: InspectContext, task: FileTask, stream: Stream | None = Non
     if task.record is not None and task.container is not None:
         record = process_container(context.bundle, task.record, data, *task.container)
     elif task.record is not None:
-        record = process_record(context.bundle, task.record, data, task.wants)[0]
+        record = process_record(context.bundle, task.record, data, task.wants, shared=shared)[0]
     return FileFacts(task.name, digest, None, record, None, checks)
 
 
@@ -117,8 +123,9 @@ def inspect_batch(context: InspectContext, tasks: list[FileTask]) -> list[FileFa
     """:func:`inspect` over a batch: what an executor runs. A digest that is the expected
     one comes back as :data:`AS_EXPECTED` (a SHA-256 is never empty)."""
     out = []
+    shared: dict[Any, Any] = {}  # equal extracted objects, one per batch
     for task in tasks:
-        found = inspect(context, task)
+        found = inspect(context, task, shared=shared)
         digest = found.digest
         if digest is not None and digest.sha256 == task.expected:
             mark = Digest(AS_EXPECTED, digest.size, digest.crlf, digest.lf, digest.others)

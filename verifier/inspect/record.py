@@ -32,11 +32,13 @@ def process_record(
     wants: Wants,
     keep: bool = False,
     strings: dict[str, str] | None = None,
+    shared: dict[Any, Any] | None = None,
 ) -> tuple[RecordResult, Any]:
     """Parse one record strictly from its hashed bytes, validate it, check it if it is a
     transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
     the parsed value (``None`` otherwise, or if it did not parse); a kept value's strings
-    are shared through ``strings`` (see :func:`~verifier.json.parse.loads_strict`)."""
+    are shared through ``strings`` (see :func:`~verifier.json.parse.loads_strict`), the
+    extracted objects through ``shared`` (see :func:`~verifier.inspect.values.extract`)."""
     findings: list[Finding] = []
     value = _parse(path, data, findings, strings)
     if value is None:
@@ -48,7 +50,7 @@ def process_record(
         more, checked = prep.validators.record(path, value)
         findings.extend(more)
         transcript = check_transcript_record(path, value)
-    extracted = extract(value, wants) if wants else None
+    extracted = extract(value, wants, shared) if wants else None
     # placed here, with the hashed bytes in hand: no second read for a record's own findings
     if transcript:
         transcript = place_in(data, transcript)

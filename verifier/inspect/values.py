@@ -22,8 +22,26 @@ class Unresolved:
 NOT_AN_ARRAY = -1  # the length of something that is not an array
 
 
-def extract(value: Any, wants: Wants) -> Extracted:
-    """The values at ``wants`` in one parsed record."""
+#: the value types of an object that :func:`extract` shares between the records of a batch
+#: (their exact types: 1, 1.0 and True are equal in Python, and must stay apart here)
+_SHAREABLE = frozenset({str, int, bool, type(None)})
+_MAX_SHARED_KEYS = 32
+
+
+def _shared_key(found: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What makes two extracted objects interchangeable: the same keys in the same order,
+    each with a value of the same exact type and equal (no float: 0.0 and -0.0 are equal)."""
+    if len(found) > _MAX_SHARED_KEYS:
+        return None
+    key = tuple((k, type(v), v) for k, v in found.items())
+    return key if all(t in _SHAREABLE for _, t, _ in key) else None
+
+
+def extract(value: Any, wants: Wants, shared: dict[Any, Any] | None = None) -> Extracted:
+    """The values at ``wants`` in one parsed record. ``shared`` (one per batch): an object of
+    scalars equal to one extracted before (the same counters in every run record) is that
+    one, so the batch pickles it once and the main process holds it once; no one changes an
+    extracted value, so sharing it changes no answer."""
     out: Extracted = {}
     for pointer, length in wants:
         try:
@@ -38,7 +56,15 @@ def extract(value: Any, wants: Wants) -> Extracted:
             # every run record): pickled once per batch, held once per batch in the main
             # process, instead of once per record
             intern = sys.intern
-            out[pointer] = {intern(k): v for k, v in found.items()}
+            key = _shared_key(found) if shared is not None else None
+            if key is None:
+                out[pointer] = {intern(k): v for k, v in found.items()}
+                continue
+            assert shared is not None
+            same = shared.get(key)
+            if same is None:
+                same = shared[key] = {intern(k): v for k, v in found.items()}
+            out[pointer] = same
         else:
             out[pointer] = found
     return out

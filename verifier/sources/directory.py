@@ -214,7 +214,10 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
         return name
 
     def size_hint(self, name: str) -> int:
-        size = self._sizes.get(name)  # (asked once per file of the plan)
+        # asked once per file of the plan, so each is dropped as it is used: the walk's
+        # child sent its own copy of every name, which is not held to the end of the run (a
+        # file asked for again, a hint's, is looked up afresh)
+        size = self._sizes.pop(name, None)
         if size is not None:
             return size
         try:
