@@ -115,6 +115,10 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     records.forget_needs()  # no task is made after this
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
     integrity = judge_integrity(plan, facts, source, first, names, older)
+    # every file's entry is made: its digest is not read again (a tenth of the facts held at
+    # the run's peak, which the consistency stage reaches)
+    facts.digests.clear()
+    facts.errors.clear()
     announce(options.progress, "assertions")
     report = judge_records(plan, facts, integrity, options)
     report.authenticity, report.signatures = authenticity, signatures

@@ -229,9 +229,16 @@ def check_consistency(
     quick = _quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
     passed = failed = errors = 0
     append, new_result, passing = results.append, AssertionResult, AssertionStatus.PASSED
-    for (index, item, aid, kind_name, description, kind, early), found in zip(
-        rows, quick, strict=True
-    ):
+    # each row released as its result is made (taken from the end of reversed lists): at a
+    # large run's peak the rows are not held beside every result
+    if len(rows) != len(quick):
+        raise ValueError("a batch answer for every row")
+    rows.reverse()
+    quick.reverse()
+    take_row, take_found = rows.pop, quick.pop
+    while rows:
+        index, item, aid, kind_name, description, kind, early = take_row()
+        found = take_found()
         if found is not None:
             passed += 1
             append(new_result(aid, kind_name, description, passing, found[0], found[1], None))
