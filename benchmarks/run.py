@@ -6,8 +6,11 @@ timed run the archive is read once, untimed (this machine drops file pages from 
 after about a minute idle, and every command should meet the same warm cache). Prints medians,
 ratios to the verifier's full check, and the peak memory of each command's whole process
 tree, sampled from /proc: resident set size summed over the processes (pages a forked worker
-shares with its parent count once in each), every 10 ms, and proportional set size (shared
-pages split between the processes sharing them), every 50 ms. A last table shows how the
+shares with its parent count once in each; a child caught running its parent's program
+is counted from its second sample on: at the first it is most likely between vfork and
+exec, its address space its parent's), every 10 ms, and proportional set size (shared
+pages split between the
+processes sharing them), every 50 ms. A last table shows how the
 full check grows with the number of records.
 
     python benchmarks/run.py --sizes 1000 10000 100000 --blobs --rounds 3
@@ -99,18 +102,38 @@ def tree_pss(pid: int) -> int:
     return sum(_pss(p) for p in _tree(pid))
 
 
-def tree_rss(pid: int) -> int:
+def tree_rss(pid: int, forked: set[int] | None = None) -> int:
     """Resident set size of ``pid`` and all its descendants, in bytes. Walks the tree through
     /proc/PID/task/TID/children (a few reads per sample, so sampling costs little of the
-    two cores being measured); without that file, scans every process's parent."""
+    two cores being measured); without that file, scans every process's parent.
+
+    ``forked`` (kept across one run's samples): the children seen running their parent's
+    program. A child seen so for the first time is not counted: it is most likely between
+    vfork and exec (the way ``subprocess`` starts a program), when its address space is its
+    parent's and its resident size is its parent's; a forked worker that goes on running
+    its parent's program (a peer's multiprocessing pool) counts from its second sample on."""
     if not os.path.exists(f"/proc/{pid}/task/{pid}/children"):
         return _tree_rss_scan(pid)
-    total, stack = 0, [pid]
+    total, stack = 0, [(pid, b"")]
     while stack:
-        current = stack.pop()
-        total += _rss(current)
-        stack.extend(_children(current))
+        current, parent_line = stack.pop()
+        line = _cmdline(current)
+        first = False
+        if forked is not None and parent_line and line == parent_line:
+            first = current not in forked
+            forked.add(current)
+        if not first:
+            total += _rss(current)
+        stack.extend((child, line) for child in _children(current))
     return total
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
 
 
 def _tree_rss_scan(pid: int) -> int:
@@ -142,12 +165,13 @@ def run_once(command: Command) -> None:
     )
     peak = pss = 0
     done = threading.Event()
+    forked: set[int] = set()
 
     def sample() -> None:
         nonlocal peak, pss
         count = 0
         while not done.is_set():
-            peak = max(peak, tree_rss(proc.pid))
+            peak = max(peak, tree_rss(proc.pid, forked))
             if count % 5 == 0:
                 pss = max(pss, tree_pss(proc.pid))
             count += 1
