@@ -265,9 +265,20 @@ def test_threads_read_a_tarball_and_a_zip_the_same_as_here(
 
 
 def test_a_git_commit_reads_the_same_in_threads_as_here(commit: str, commit_inline: str) -> None:
+    """Each thread's opener runs its own git process, closed when the map ends."""
+
+    def git_children() -> set[int]:
+        found: set[int] = set()
+        for task in os.listdir(f"/proc/{os.getpid()}/task"):
+            with open(f"/proc/{os.getpid()}/task/{task}/children") as handle:
+                found.update(int(pid) for pid in handle.read().split())
+        return found
+
+    before = git_children()
     result = run(commit, Options(executor="threads", workers=2))
     assert _json(result) == commit_inline
     assert _ran(result)["executor"] == "threads"
+    assert git_children() <= before  # no git process of the threads' openers left
 
 
 def test_auto_hashes_a_few_large_blobs_in_threads(

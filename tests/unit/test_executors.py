@@ -130,8 +130,10 @@ def test_threads_give_results_in_order_each_thread_with_its_own_context(
 ) -> None:
     """A batch per task over two threads: in task order, with progress; the context
     pickled once per map and unpickled once in each thread that served (never the object
-    made here, so an opener's handle is never shared); no thread left after the map."""
+    made here, so an opener's handle is never shared), each copy closed when the map ends;
+    no thread left after the map."""
     monkeypatch.setattr(fns.Token, "pickled", 0)
+    monkeypatch.setattr(fns.Token, "closed", 0)
     token = fns.Token(os.urandom(8).hex())
     before = {t.ident for t in threading.enumerate()}
     seen: list[int] = []
@@ -147,6 +149,7 @@ def test_threads_give_results_in_order_each_thread_with_its_own_context(
     assert len({i for ids in held.values() for i in ids}) == len(held) == described["threads"]
     assert id(token) not in {row[3] for row in out}
     assert described == {"executor": "threads", "workers": 2, "batches": 40, "threads": 2}
+    assert fns.Token.closed == 2  # each thread's copy closed when the map ended
     assert not [t for t in threading.enumerate() if t.ident not in before]
 
 

@@ -10,7 +10,8 @@ per map, as a worker process would: an opener's handle (a zip's file, a tarball'
 process) is never shared between threads, and nothing a batch changes in its context is seen
 by another thread. Results come in task order; at most two batches per thread are in flight.
 A batch that raises ends the map with :class:`ExecutorError` carrying its traceback, as a
-worker process's does.
+worker process's does. When the map ends, each copy that has a ``close()`` is closed (the
+inspect step's context closes its opener: a git process, a zip's handle).
 """
 
 from __future__ import annotations
@@ -68,14 +69,14 @@ class ThreadExecutor(Executor):
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
         own = threading.local()  # each thread's copy of the context, for this map only
-        served: set[int] = set()
+        copies: list[Any] = []  # every copy made, closed when the map ends
 
         def run(batch: list[Any]) -> list[Any] | _Failed:
             try:
                 mine = getattr(own, "context", None)
                 if mine is None:
                     mine = own.context = pickle.loads(state)
-                    served.add(threading.get_ident())
+                    copies.append(mine)
                 return fn(mine, batch)
             except BaseException:
                 return _Failed(traceback.format_exc())
@@ -92,7 +93,11 @@ class ThreadExecutor(Executor):
         finally:
             # a map stopped early (an error, the caller's) waits only for the batches running
             pool.shutdown(wait=True, cancel_futures=True)
-            self.threads = len(served)
+            self.threads = len(copies)
+            for copy in copies:  # what a copy opened (a git process, a zip's handle) closed now
+                close = getattr(copy, "close", None)
+                if callable(close):
+                    close()
 
     def _take(
         self,

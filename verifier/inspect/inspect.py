@@ -23,6 +23,10 @@ class InspectContext(NamedTuple):
     opener: Any  # verifier.sources.openers.Opener (or this process's live source)
     bundle: Prepared
 
+    def close(self) -> None:
+        """Close what this copy's opener opened (a thread's copy, when its map ends)."""
+        self.opener.close()
+
 
 class FileFacts(NamedTuple):
     name: str
