@@ -54,11 +54,18 @@ def _stream_target(path: str) -> bool:
 CHUNK = 1 << 20
 
 
+def chunks(text: str) -> Iterator[str]:
+    """``text``, :data:`CHUNK` characters at a time."""
+    size = CHUNK
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
 def pieces(text: str) -> Iterator[bytes]:
-    """``text`` as UTF-8, :data:`CHUNK` characters at a time (the same bytes as
-    ``text.encode()``: UTF-8 encodes each character alone)."""
-    for start in range(0, len(text), CHUNK):
-        yield text[start : start + CHUNK].encode("utf-8")
+    """``text`` as UTF-8, a chunk at a time (the same bytes as ``text.encode()``: UTF-8
+    encodes each character alone)."""
+    for chunk in chunks(text):
+        yield chunk.encode("utf-8")
 
 
 def _write_all(handle: BinaryIO, data: bytes | str) -> None:

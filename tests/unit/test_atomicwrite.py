@@ -75,7 +75,6 @@ def test_a_text_is_written_as_its_utf8_a_piece_at_a_time(
 
     text = "report: é€😀 ok\n" * 5
     monkeypatch.setattr(atomicwrite, "CHUNK", chunk)
-    monkeypatch.setattr(output, "CHUNK", chunk)
     pieces = list(atomicwrite.pieces(text))
     assert b"".join(pieces) == text.encode("utf-8")
     assert len(pieces) == -(-len(text) // chunk)  # never the whole text at once

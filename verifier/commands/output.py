@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperCommand
 
-from verifier.atomicwrite import CHUNK, write_atomic
+from verifier.atomicwrite import chunks, write_atomic
 from verifier.errors import UsageError
 
 if TYPE_CHECKING:
@@ -143,9 +143,8 @@ def write(path: Path | None, text: str) -> None:
     """``text`` to the file ``path`` (whole, see :func:`write_atomic`) or to standard output,
     encoded a piece at a time: a large report is not held a second time as bytes."""
     if path is None:
-        out = sys.stdout
-        for start in range(0, len(text), CHUNK):
-            out.write(text[start : start + CHUNK])
+        for chunk in chunks(text):
+            sys.stdout.write(chunk)
         return
     target = os.fspath(path)
     try:

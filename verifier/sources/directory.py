@@ -214,9 +214,10 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
         return name
 
     def size_hint(self, name: str) -> int:
-        # asked once per file of the plan, so each is dropped as it is used: the walk's
-        # child sent its own copy of every name, which is not held to the end of the run (a
-        # file asked for again, a hint's, is looked up afresh)
+        # each size is dropped as it is used: the walk's child sent its own copy of every
+        # name, which is not held to the end of the run. A file asked for again (a small
+        # archive's tasks, made once to choose the executor and once for the map) is looked
+        # up afresh: a hint for batching and the executor's choice, never a verdict
         size = self._sizes.pop(name, None)
         if size is not None:
             return size
