@@ -98,6 +98,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     announce(options.progress, "schemas")
     done = _early(plan, source, facts, options)
     records = plan.records
+    records.pack()  # nothing reads the documents until they are judged
 
     # 2. inspect every other file, wherever the executor runs it; each task is made as the
     # executor takes it (the workers read the first batches while later ones are made)
@@ -119,6 +120,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     # the run's peak, which the consistency stage reaches)
     facts.digests.clear()
     facts.errors.clear()
+    plan.drop_listings()  # (nor what the manifests list: the file entries say it now)
     announce(options.progress, "assertions")
     report = judge_records(plan, facts, integrity, options)
     report.authenticity, report.signatures = authenticity, signatures

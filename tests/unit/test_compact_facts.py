@@ -147,3 +147,125 @@ def test_equal_objects_of_scalars_are_one_object_per_batch() -> None:
     nested = '{"counters": {"a": [1]}}'
     one, two = (extract(_parsed(nested), wants, shared)["/counters"] for _ in range(2))
     assert one == two and one is not two
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values and of the same Python types all the way down, in the same key
+    order (``True == 1`` and ``1 == 1.0`` in Python: not the same value here)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def test_the_kept_documents_are_packed_and_come_back_the_same_values() -> None:
+    from verifier.plan.records import RecordPlan
+
+    text = (
+        '{"assertions": [{"kind": "count", "select": {"file": "evidence/a.json", "pointer": "/x"},'
+        ' "equals": 5, "big": 123456789012345678901234567890, "neg": -0, "f": 0.5, "e": 1e-5,'
+        ' "t": true, "one": 1, "n": null, "s": "caf\\u00e9 \\ud800 \\u0000", "deep": [[{}], []],'
+        ' "z": 1, "a": 2}], "transcripts": []}'
+    )
+    catalogue = '{"cases": [{"id": "c1", "title": "x"}]}'
+    plan = RecordPlan("", validate=False)
+    plan.prepare(
+        {"evidence/assertions.json": text.encode(), "evidence/cases.json": catalogue.encode()}
+    )
+    spec, cases = json.loads(text), json.loads(catalogue)
+    assert _same_json(plan.kept["evidence/assertions.json"], spec)
+    plan.pack()
+    assert plan.kept == {}  # nothing held as objects while the records are inspected
+    assert sorted(plan.packed) == ["evidence/assertions.json", "evidence/cases.json"]
+    back = plan.unpack()
+    assert list(back) == ["evidence/assertions.json", "evidence/cases.json"]  # order kept
+    assert _same_json(back["evidence/assertions.json"], spec)
+    assert _same_json(back["evidence/cases.json"], cases)
+    assert plan.packed == {} and plan.unpack() is back  # unpacked once; again: nothing to do
+
+
+def test_a_document_that_cannot_be_packed_is_kept_as_it_is() -> None:
+    from verifier.json.numbers import JsonFloat
+    from verifier.plan.records import RecordPlan
+
+    # a number no double holds keeps its literal (a float subclass); an object that repeats
+    # a key remembers it (a dict subclass): both stay the objects they are
+    spec = b'{"assertions": [], "x": 0.1000000000000000055511151231257827}'
+    catalogue = b'{"cases": [], "k": 1, "k": 2}'
+    plan = RecordPlan("", validate=False)
+    plan.prepare({"evidence/assertions.json": spec, "evidence/cases.json": catalogue})
+    held = dict(plan.kept)
+    assert type(held["evidence/assertions.json"]["x"]) is JsonFloat
+    plan.pack()
+    assert plan.packed == {}
+    assert all(plan.kept[p] is held[p] for p in held)
+    assert all(plan.unpack()[p] is held[p] for p in held)
+
+
+def test_a_run_reports_the_same_with_the_documents_packed_or_not(
+    archive: Any, monkeypatch: Any
+) -> None:
+    from tests.tampered import tamper
+    from verifier import pipeline
+    from verifier.plan.records import RecordPlan
+    from verifier.views.clean import dumps_clean
+
+    tamper(archive)
+    packed: list[int] = []
+    pack = RecordPlan.pack
+
+    def counting(self: RecordPlan) -> None:
+        pack(self)
+        packed.append(len(self.packed))
+
+    monkeypatch.setattr(RecordPlan, "pack", counting)
+    with_packing = pipeline.verify(archive)
+    assert packed and packed[-1] >= 1  # the spec (and the catalogue) were packed
+    monkeypatch.setattr(RecordPlan, "pack", lambda self: None)
+    without = pipeline.verify(archive)
+    assert dumps_clean(with_packing.to_dict()) == dumps_clean(without.to_dict())
+    assert with_packing.assertions and not with_packing.ok  # the tampered archive was judged
+
+
+def test_a_dropped_listing_cannot_be_read_as_an_empty_one() -> None:
+    import pytest
+
+    from verifier.plan.entries import ManifestPlan
+
+    plan = ManifestPlan("manifest.sha256", "manifest.sha256", "", "sha256", False)
+    plan.wanted["evidence/a.json"] = "0" * 64
+    plan.scope.append("evidence")
+    plan.drop()
+    assert plan.scope == ["evidence"]  # what the report names stays
+    for read in (
+        lambda: plan.wanted["evidence/a.json"],
+        lambda: "evidence/a.json" in plan.kinds,
+        lambda: len(plan.relative),
+        lambda: list(plan.first_line),
+        lambda: plan.wanted.get("evidence/a.json"),
+        lambda: list(plan.kinds.items()),
+    ):
+        with pytest.raises(RuntimeError, match="after integrity was judged"):
+            read()
+
+
+def test_a_run_drops_the_listings_after_judging_integrity(archive: Any, monkeypatch: Any) -> None:
+    from tests.tampered import tamper
+    from verifier import pipeline
+    from verifier.plan.plan import Plan
+
+    tamper(archive)  # mismatches: hints and the integrity judge read the listings first
+    dropped: list[Plan] = []
+    drop = Plan.drop_listings
+
+    def recording(self: Plan) -> None:
+        drop(self)
+        dropped.append(self)
+
+    monkeypatch.setattr(Plan, "drop_listings", recording)
+    report = pipeline.verify(archive)
+    assert len(dropped) == 1 and dropped[0].order == []
+    assert report.files and not report.ok  # judged from the listings before they were dropped

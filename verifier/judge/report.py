@@ -114,9 +114,10 @@ def judge_records(
     records = plan.records
     results: dict[str, Any] = dict(records.results)
     results.update(facts.records)
+    facts.records.clear()  # read from ``results`` from here on
     store = Records()
-    for path, value in records.kept.items():
-        store.add(path, results[path].extracted, document=value)
+    for path in records.kept_paths():  # first; each document itself added once unpacked
+        store.add(path, results[path].extracted)
     assert records.bundle is not None
     content, prefix = plan.content, plan.prefix
     stages = options.stages
@@ -127,14 +128,21 @@ def judge_records(
     spec_present = options.assertions in results or any(
         f.path == prefix + options.assertions for f in integrity.files
     )
+    # the records besides the spec: counted only when there is no spec (what its finding
+    # says); with one, the sets of every name are not built at the run's peak
+    record_count = (
+        _record_count(integrity.files, prefix, results, records, options)
+        if "consistency" in stages and not spec_present
+        else 0
+    )
+    # every record's result is in the stage or the store now: the results are dropped before
+    # the documents are unpacked and the assertions' results made (the run's peak)
+    results.clear()
+    for path, value in records.unpack().items():
+        store.add(path, document=value)
     if "consistency" in stages:
         unread = unread_reasons(
             integrity.files, prefix, validity.records, records.is_record, options.records_dir
-        )
-        # the records besides the spec: counted only when there is no spec (what its
-        # finding says); with one, the sets of every name are not built at the run's peak
-        record_count = (
-            0 if spec_present else _record_count(integrity.files, prefix, results, records, options)
         )
         consistency, assertions = check_consistency(
             validity.records,

@@ -195,6 +195,13 @@ class Plan:
             pending.close()
         self.put_in_order()
 
+    def drop_listings(self) -> None:
+        """Drop every manifest's listing and the order of the files, once integrity is
+        judged (:meth:`ManifestPlan.drop`); the scope and the labels stay."""
+        for manifest in self.manifests:
+            manifest.drop()
+        self.order = []
+
     def close_walk(self) -> None:
         """Stop a walk still running (the run ended before it was taken)."""
         if self.walking is not None:
