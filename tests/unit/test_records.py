@@ -135,3 +135,27 @@ def test_a_need_index_gives_each_file_its_wants_in_declared_order(needs: list[Ne
     index = NeedIndex(needs)
     for path in [*_PATHS, "g.json"]:
         assert index.wants(path) == _wants_one_by_one(needs, path)
+
+
+def test_the_index_holds_equal_wants_once() -> None:
+    """What every task is made from is held through the whole inspection: files that want
+    the same values share one tuple, and equal (pointer, length) pairs are one pair."""
+    needs = [
+        need
+        for case in range(3)
+        for need in (
+            Need(f"c{case}/run.json", "/receipt/id"),
+            Need(f"c{case}/run.json", "/counters"),
+            Need(f"c{case}/run.json", "/receipt/id"),  # said twice: wanted once
+            Need(f"c{case}/readback.json", "/object/id"),
+            Need(f"c{case}/transcript.json", "/messages", length=True),
+        )
+    ]
+    index = NeedIndex(needs)
+    runs = [index.wants(f"c{case}/run.json") for case in range(3)]
+    assert runs[0] == (("/receipt/id", False), ("/counters", False))
+    assert runs[0] is runs[1] is runs[2]
+    readbacks = [index.wants(f"c{case}/readback.json") for case in range(3)]
+    assert readbacks[0] == (("/object/id", False),) and readbacks[0] is readbacks[2]
+    assert index.wants("c0/transcript.json") == (("/messages", True),)
+    assert index.wants("c9/run.json") == ()

@@ -57,15 +57,21 @@ def _literal_folder(pattern: str) -> str:
 
 class NeedIndex:
     """The needs, indexed by file; glob needs indexed by the folder their matches lie in, so
-    finding what one file needs costs the depth of its path, not the number of needs."""
+    finding what one file needs costs the depth of its path, not the number of needs.
+
+    Held while every task is made (the whole inspection at a large run's peak), so it is
+    compact: each file maps to its wants as one tuple, and equal tuples, and equal
+    ``(pointer, length)`` pairs, are one object (most records want the same few values:
+    at 100,000 records, two shared tuples instead of a pair per need and a dict per file)."""
 
     def __init__(self, needs: Iterable[Need]) -> None:
-        # per file, its one (pointer, length) pair, or its pairs in order once it has two
-        # (most files are read at one place: no dict for each of them)
-        self._exact: dict[str, tuple[str, bool] | dict[tuple[str, bool], None]] = {}
+        self._exact: dict[str, Wants] = {}
         self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
         compiled: dict[str, Glob] = {}
         exact = self._exact
+        pairs: dict[tuple[str, bool], tuple[str, bool]] = {}
+        ones: dict[tuple[str, bool], Wants] = {}
+        many: dict[str, dict[tuple[str, bool], None]] = {}  # files read at two places or more
         for file, pointer, glob_need, length in needs:  # each a Need
             if glob_need:
                 glob = compiled.get(file)
@@ -75,33 +81,35 @@ class NeedIndex:
                 self._globs.setdefault(folder, []).append((glob, pointer, length))
                 continue
             key = (pointer, length)
+            key = pairs.setdefault(key, key)
             wanted = exact.get(file)
             if wanted is None:
-                exact[file] = key
-            elif isinstance(wanted, dict):
-                wanted[key] = None
-            elif wanted != key:
-                exact[file] = {wanted: None, key: None}
+                one = ones.get(key)
+                if one is None:
+                    one = ones[key] = (key,)
+                exact[file] = one
+            else:  # in order of first mention, each once (a dict while building: linear)
+                more = many.get(file)
+                if more is None:
+                    more = many[file] = dict.fromkeys(wanted)
+                more[key] = None
+        shared: dict[Wants, Wants] = {}
+        for file, more in many.items():
+            frozen = tuple(more)
+            exact[file] = shared.setdefault(frozen, frozen)
 
     def wants(self, path: str) -> Wants:
         found = self._exact.get(path)
-        wanted: dict[tuple[str, bool], None]
-        if isinstance(found, dict):
-            wanted = dict(found)
-        elif found is not None:
-            if not self._globs:
-                return (found,)
-            wanted = {found: None}
-        else:
-            wanted = {}
-        if self._globs:
-            folder = ""
-            while True:
-                for glob, pointer, length in self._globs.get(folder, ()):
-                    if glob.match(path):
-                        wanted[(pointer, length)] = None
-                slash = path.find("/", len(folder))
-                if slash == -1:
-                    break
-                folder = path[: slash + 1]
+        if not self._globs:
+            return found if found is not None else ()
+        wanted = dict.fromkeys(found) if found is not None else {}
+        folder = ""
+        while True:
+            for glob, pointer, length in self._globs.get(folder, ()):
+                if glob.match(path):
+                    wanted[(pointer, length)] = None
+            slash = path.find("/", len(folder))
+            if slash == -1:
+                break
+            folder = path[: slash + 1]
         return tuple(wanted)
