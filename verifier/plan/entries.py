@@ -61,10 +61,10 @@ class ManifestPlan:
         """Drop the listing (path -> digest, name, line, kind) once integrity is judged: the
         report's file entries say what the later stages need of it, and at 100,000 files
         its four tables hold about 20 MB at the run's peak, which the consistency stage
-        reaches. A read after this raises."""
+        reaches. A read after this raises. The unlisted files (few, and nothing to save) stay:
+        an emptied list would read as "none unlisted"."""
         self.wanted, self.relative, self.first_line = Dropped(), Dropped(), Dropped()
         self.kinds = Dropped()
-        self.unlisted = []
 
     def files(self) -> list[str]:
         """The regular files to read: every listed one and every unlisted one, sorted."""
