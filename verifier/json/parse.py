@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from verifier.json.numbers import (
     MAX_DOUBLE,
     MIN_NORMAL,
@@ -168,6 +170,79 @@ def _int_keeping_spelling(literal: str) -> int | float:
     return JsonFloat(literal, -0.0) if literal == "-0" else int(literal)
 
 
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")  # every digit a 0: one pattern to find
+_NUMBER = frozenset(b"0.e+-")  # a number's characters, once its digits are zeros
+_BEFORE = frozenset(b":[,")  # what comes before a value in a container, written compactly
+_AFTER = frozenset(b",]}")
+
+
+def _holds_float(written: bytes) -> bool:
+    """Whether orjson's compact output of a container holds a float. orjson writes every float
+    with a fraction (``1.5``) or a signed exponent (``1e+20``) and no integer with either;
+    each digit followed by ``.``, ``e+`` or ``e-`` is looked at (found in C): it is a float if
+    its token, the run of number characters around it, stands where a value stands (after
+    ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``). A string holding the same
+    characters answers yes too: the strict parse then decides (never a wrong answer)."""
+    zeros = written.translate(_ZEROS)
+    size = len(zeros)
+    for mark in (b"0.", b"0e+", b"0e-"):
+        at = zeros.find(mark)
+        while at != -1:
+            start = at
+            while start and zeros[start - 1] in _NUMBER:
+                start -= 1
+            end = at + 1
+            while end < size and zeros[end] in _NUMBER:
+                end += 1
+            if start and zeros[start - 1] in _BEFORE and end < size and zeros[end] in _AFTER:
+                return True
+            at = zeros.find(mark, at + 1)
+    return False
+
+
+_NOT_PLAIN: Any = object()
+
+
+def _plain(data: bytes) -> Any:
+    """orjson's parse of ``data`` when it is certainly the strict parse's value, with no
+    problem; else :data:`_NOT_PLAIN` (the strict parse then runs and explains, so a text
+    orjson refuses, or one this test cannot clear, is never answered here).
+
+    Why an answer here is the strict parse's own: orjson refuses what the strict parse refuses
+    as invalid (a byte order mark, invalid UTF-8, a lone surrogate, a control character in a
+    string, ``NaN``, trailing data: the tests compare them). Where the two could differ on a
+    text both accept, this path steps aside:
+
+    - **a float, or an integer beyond 64 bits** (which orjson turns into a float): orjson's
+      output of the value holds a float (:func:`_holds_float`; a value that is not a
+      container is tested by its type). Every integer left is one orjson read exactly,
+      as Python's ``int`` reads it.
+    - **a repeated key** (orjson keeps the last value, silently): the colons are counted. In
+      the text, each colon outside a string separates one key from its value, and each colon
+      inside a string is one in the decoded string, unless the string escaped it
+      (``\\u003a``: any text with ``\\u003`` steps aside). orjson's compact output of the
+      value has one colon per key it kept plus the decoded strings' colons. A repeated key
+      leaves its pair, and at least its separator, out of the value: the output then has
+      fewer colons than the text. Equal counts: no key was repeated.
+    - **nesting past** :data:`MAX_DEPTH`: the strict parse's own quick test (fewer openers
+      than the limit) must hold."""
+    if b"\\u003" in data or data.count(b"{") + data.count(b"[") > MAX_DEPTH:
+        return _NOT_PLAIN
+    try:
+        value = orjson.loads(data)
+        written = orjson.dumps(value)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _NOT_PLAIN
+    if written.count(b":") != data.count(b":"):
+        return _NOT_PLAIN
+    if type(value) is dict or type(value) is list:
+        if _holds_float(written):
+            return _NOT_PLAIN
+    elif type(value) is float:  # a number alone
+        return _NOT_PLAIN
+    return value
+
+
 def loads_strict(
     data: bytes, keep_spelling: bool = False, strings: dict[str, str] | None = None
 ) -> tuple[Any, list[JsonProblem]]:
@@ -179,7 +254,21 @@ def loads_strict(
     ``strings``, for a document kept for the whole run (the assertion spec): every string an
     object holds as a value is replaced by the equal one in ``strings`` (added when new), so
     a value written many times (a kind, a description, a pointer, a file the manifest names)
-    is held once. Keys are shared already (the decoder's own memo); the value is the same."""
+    is held once. Keys are shared already (the decoder's own memo); the value is the same.
+
+    Without either, a text :func:`_plain` clears is parsed by orjson (a record in a worker:
+    about half the time); the value and the (absent) problems are the same."""
+    if not keep_spelling and strings is None:
+        plain = _plain(data)
+        if plain is not _NOT_PLAIN:
+            return plain, []
+    return _strict(data, keep_spelling, strings)
+
+
+def _strict(
+    data: bytes, keep_spelling: bool, strings: dict[str, str] | None
+) -> tuple[Any, list[JsonProblem]]:
+    """:func:`loads_strict` by the standard library's decoder, every object through a hook."""
     if data.startswith(b"\xef\xbb\xbf"):
         return None, [
             JsonProblem(
