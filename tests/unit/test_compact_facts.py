@@ -269,3 +269,66 @@ def test_a_run_drops_the_listings_after_judging_integrity(archive: Any, monkeypa
     report = pipeline.verify(archive)
     assert len(dropped) == 1 and dropped[0].order == []
     assert report.files and not report.ok  # judged from the listings before they were dropped
+
+
+def test_a_large_spec_is_packed_in_parts_that_come_back_in_order(monkeypatch: Any) -> None:
+    from verifier.plan import packed
+    from verifier.plan.packed import PackedDocument
+
+    monkeypatch.setattr(packed, "WINDOW", 3)
+    spec = {"a": 1, "assertions": [{"id": str(i), "x": [i, "s"]} for i in range(8)], "z": None}
+    held = PackedDocument.pack(spec, "assertions")
+    assert held is not None and held.count == 8 and held.truthy
+    windows = held.windows()
+    assert windows is not None
+    got = list(windows)
+    assert [start for start, _ in got] == [0, 3, 6]
+    assert [item for _, items in got for item in items] == spec["assertions"]
+    again = held.windows()  # parts are unpacked afresh each time, never kept
+    assert again is not None and [len(items) for _, items in again] == [3, 3, 2]
+    whole = held.value()
+    assert _same_json(whole, spec) and list(whole) == ["a", "assertions", "z"]  # key order
+    assert held.value() is whole and held.windows() is None  # read whole from now on
+
+
+def test_a_small_spec_or_other_document_is_packed_whole() -> None:
+    from verifier.plan.packed import WINDOW, PackedDocument
+
+    for value, key in (
+        ({"assertions": [{"id": "a"}] * WINDOW}, "assertions"),
+        ({"cases": list(range(WINDOW + 1))}, None),
+        ({"assertions": "not a list"}, "assertions"),
+        ([], "assertions"),
+    ):
+        held = PackedDocument.pack(value, key)
+        assert held is not None and held.count == 0 and held.windows() is None
+        assert _same_json(held.value(), value) and held.truthy is bool(value)
+
+
+def test_the_run_judges_a_spec_in_parts_and_reports_the_same(
+    archive: Any, monkeypatch: Any
+) -> None:
+    """On a damaged archive, a spec judged a part at a time (parts of two assertions) gives
+    the same report as the spec read whole."""
+    from tests.tampered import tamper
+    from verifier import pipeline
+    from verifier.judge.records import Records
+    from verifier.plan import packed
+    from verifier.views.clean import dumps_clean
+
+    tamper(archive)
+    whole = pipeline.verify(archive)
+    monkeypatch.setattr(packed, "WINDOW", 2)
+    asked: list[bool] = []
+    windows = Records.windows
+
+    def counting(self: Records, path: str) -> Any:
+        found = windows(self, path)
+        asked.append(found is not None)
+        return found
+
+    monkeypatch.setattr(Records, "windows", counting)
+    in_parts = pipeline.verify(archive)
+    assert any(asked)  # the spec was judged in parts
+    assert dumps_clean(in_parts.to_dict()) == dumps_clean(whole.to_dict())
+    assert in_parts.assertions and not in_parts.ok

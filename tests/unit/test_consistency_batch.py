@@ -330,3 +330,35 @@ def test_an_assertion_without_its_parameters_leaves_the_lane_to_the_others() -> 
         found = KINDS[item["kind"]].quick([bare, item], store)
         assert found[0] is None
         assert found[1] is not None
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(_assertion(), min_size=3, max_size=9), _RECORD, _RECORD, st.integers(1, 2))
+def test_a_spec_judged_a_part_at_a_time_agrees_with_the_spec_read_whole(
+    assertions: list[Any], a: Any, b: Any, window: int
+) -> None:
+    """A large spec is packed in parts of ``WINDOW`` assertions and judged a part at a time
+    (ids repeated across parts, selectors into the spec itself, unknown kinds included):
+    the same findings, counts and results as the spec read whole."""
+    from unittest import mock
+
+    from verifier.plan import packed
+    from verifier.plan.packed import PackedDocument
+
+    spec = {"$schema": "x", "assertions": assertions, "transcripts": []}
+    records = {A: a, B: b}
+    needs = list(needs_of(spec))
+    whole = Records.of(records, needs)
+    whole.add(SPEC, document=spec)
+    with mock.patch.object(packed, "WINDOW", window):
+        held = PackedDocument.pack(spec, "assertions")
+    assert held is not None and held.count == len(assertions)
+    parts = Records.of(records, needs)
+    parts.add(SPEC, document=held)
+    listed = {*records, SPEC}
+    runs = [check_consistency(store, listed, SPEC, True, {}) for store in (whole, parts)]
+    (one, one_results), (two, two_results) = runs
+    assert one.findings == two.findings
+    assert one.counts == two.counts
+    assert [r.to_dict() for r in one_results] == [r.to_dict() for r in two_results]
+    assert [r.finding for r in one_results] == [r.finding for r in two_results]

@@ -191,8 +191,55 @@ def check_consistency(
     if not spec_present:
         stage.note = f"No records and no assertion spec ({spec_path}): nothing to check."
         return stage, results
-    spec = records.document(spec_path)
-    assertions = spec.get("assertions") if isinstance(spec, dict) else None
+    parts = records.windows(spec_path) if only is None else None
+    if parts is None:  # the spec read whole (any spec not packed in parts, or some entries)
+        spec = records.document(spec_path)
+        assertions = spec.get("assertions") if isinstance(spec, dict) else None
+        invalid = _spec_invalid(assertions, spec, spec_path, records, unread)
+        if invalid is not None:
+            stage.findings.append(invalid)
+            return stage, results
+        assert isinstance(assertions, list)
+        if only is not None and repeated is None:
+            repeated = repeated_ids(assertions)
+        indexes = range(len(assertions)) if only is None else sorted(set(only))
+        parts = iter([(0, assertions)])
+    else:  # a large spec packed in parts (never empty): a part's objects alive at a time
+        indexes = None
+    seen: set[str] = set()
+    tally = [0, 0, 0]  # passed, failed, errors
+    for start, items in parts:
+        rows, groups = _rows(
+            items,
+            indexes if indexes is not None else range(len(items)),
+            repeated,
+            spec_path,
+            seen,
+            start,
+        )
+        del items
+        quick: list[Quick | None] = (
+            _quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
+        )
+        del groups
+        _judge_rows(rows, quick, records, manifested, unread, spec_path, stage, results, tally)
+    stage.counts = {
+        "assertions": len(results),
+        "passed": tally[0],
+        "failed": tally[1],
+        "errors": tally[2],
+    }
+    return stage, results
+
+
+def _spec_invalid(
+    assertions: Any,
+    spec: Any,
+    spec_path: str,
+    records: Records,
+    unread: Mapping[str, str] | None,
+) -> Finding | None:
+    """The finding for a spec whose ``assertions`` is not a list, or is empty; else ``None``."""
     if not isinstance(assertions, list):
         why = (unread or {}).get(spec_path)
         if why is not None:
@@ -201,36 +248,40 @@ def check_consistency(
             what = "The assertion spec could not be parsed as JSON"
         else:
             what = "The assertion spec has no 'assertions' array"
-        stage.findings.append(
-            Finding(
-                "assertion.spec-invalid",
-                spec_path,
-                f"{what}; no assertion was checked.",
-                pointer="/assertions" if spec is not None else None,
-            )
+        return Finding(
+            "assertion.spec-invalid",
+            spec_path,
+            f"{what}; no assertion was checked.",
+            pointer="/assertions" if spec is not None else None,
         )
-        return stage, results
     if not assertions:
-        stage.findings.append(
-            Finding(
-                "assertion.vacuous",
-                spec_path,
-                "The assertion spec lists no assertion, so nothing was checked; list the "
-                "claims the records must agree with.",
-                pointer="/assertions",
-            )
+        return Finding(
+            "assertion.vacuous",
+            spec_path,
+            "The assertion spec lists no assertion, so nothing was checked; list the "
+            "claims the records must agree with.",
+            pointer="/assertions",
         )
-        return stage, results
+    return None
 
-    if only is not None and repeated is None:
-        repeated = repeated_ids(assertions)
-    indexes = range(len(assertions)) if only is None else sorted(set(only))
-    rows, groups = _rows(assertions, indexes, repeated, spec_path)
-    quick = _quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
+
+def _judge_rows(
+    rows: list[_Row],
+    quick: list[Quick | None],
+    records: Records,
+    manifested: set[str],
+    unread: Mapping[str, str] | None,
+    spec_path: str,
+    stage: StageResult,
+    results: list[AssertionResult],
+    tally: list[int],
+) -> None:
+    """Each row's result, in order, appended to ``results`` (its finding to the stage's),
+    counted in ``tally`` (passed, failed, errors). Each row is released as its result is
+    made (taken from the end of reversed lists): at a large run's peak the rows are not
+    held beside every result."""
     passed = failed = errors = 0
     append, new_result, passing = results.append, AssertionResult, AssertionStatus.PASSED
-    # each row released as its result is made (taken from the end of reversed lists): at a
-    # large run's peak the rows are not held beside every result
     if len(rows) != len(quick):
         raise ValueError("a batch answer for every row")
     rows.reverse()
@@ -268,13 +319,9 @@ def check_consistency(
             finding = Finding(code, verdict.path, message, verdict.pointer)
             stage.findings.append(finding)
         append(new_result(aid, kind_name, description, status, verdict.message, reads, finding))
-    stage.counts = {
-        "assertions": len(results),
-        "passed": passed,
-        "failed": failed,
-        "errors": errors,
-    }
-    return stage, results
+    tally[0] += passed
+    tally[1] += failed
+    tally[2] += errors
 
 
 #: one assertion before it is evaluated: its index, the assertion, id, kind name,
@@ -287,22 +334,29 @@ _Groups = dict[AssertionKind, tuple[list[int], list[dict[str, Any]]]]
 
 
 def _rows(
-    assertions: list[Any], indexes: Iterable[int], repeated: Collection[int] | None, spec_path: str
+    assertions: list[Any],
+    indexes: Iterable[int],
+    repeated: Collection[int] | None,
+    spec_path: str,
+    seen: set[str],
+    start: int = 0,
 ) -> tuple[list[_Row], _Groups]:
     """The assertions at ``indexes``, in order, with what is known of each before it is
     evaluated (an id used before, or a kind not registered, is an error already), and those
-    with no verdict yet grouped by kind."""
+    with no verdict yet grouped by kind. ``assertions`` is the spec's array from its entry
+    ``start`` on (a part of a large spec; ``repeated`` and the pointers count from the
+    array's start); ``seen``: the ids used by the entries before (added to)."""
     import verifier.assertions as registry  # the registry as it is when asked
 
     kinds = registry.KINDS
-    seen: set[str] = set()
     rows: list[_Row] = []
     groups: _Groups = {}
     count = len(assertions)
-    for index in indexes:
-        if not 0 <= index < count:
+    for local in indexes:
+        if not 0 <= local < count:
             continue
-        item = assertions[index]
+        item = assertions[local]
+        index = start + local
         if type(item) is not dict:
             item = item if isinstance(item, dict) else {}
         aid = item.get("id")

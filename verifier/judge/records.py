@@ -17,6 +17,7 @@ from typing import Any
 from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
 from verifier.json.pointer import EvalError, resolve_pointer
 from verifier.plan.needs import Extracted, Need, NeedIndex
+from verifier.plan.packed import PackedDocument
 
 
 class UndeclaredRead(EvalError):
@@ -111,14 +112,28 @@ class Records:
         return len(self._parsed)
 
     def document(self, path: str) -> Any:
-        """A document kept whole, or ``None``."""
-        return self._documents.get(path)
+        """A document kept whole, or ``None`` (a packed one unpacked whole: see
+        :meth:`windows` for reading a large spec's assertions a part at a time)."""
+        found = self._documents.get(path)
+        return found.value() if type(found) is PackedDocument else found
+
+    def has_document(self, path: str) -> bool:
+        """What ``bool(document(path))`` says, without unpacking a packed document."""
+        found = self._documents.get(path)
+        return found.truthy if type(found) is PackedDocument else bool(found)
+
+    def windows(self, path: str) -> Iterator[tuple[int, list[Any]]] | None:
+        """The document at ``path`` packed in parts (a large assertion spec): its array, a
+        part at a time, as (index of the part's first entry, entries); ``None`` for any
+        other document (read it whole)."""
+        found = self._documents.get(path)
+        return found.windows() if type(found) is PackedDocument else None
 
     def resolve(self, path: str, pointer: str) -> Any:
         """The value at ``pointer`` in the record at ``path`` (which must have parsed).
         Raises :class:`EvalError` if it resolves to nothing."""
         if path in self._documents:
-            return resolve_pointer(self._documents[path], pointer)
+            return resolve_pointer(self.document(path), pointer)
         got = self._extracted.get(path, {}).get(pointer, _NOT_EXTRACTED)
         return self._value(path, pointer, got)
 
@@ -126,7 +141,7 @@ class Records:
         """The number of elements of the array at ``pointer``; ``None`` if it is not an
         array. Raises :class:`EvalError` if it resolves to nothing."""
         if path in self._documents:
-            value = resolve_pointer(self._documents[path], pointer)
+            value = resolve_pointer(self.document(path), pointer)
             return len(value) if isinstance(value, list) else None
         extracted = self._extracted.get(path, {})
         got = extracted.get("#" + pointer, _NOT_EXTRACTED)

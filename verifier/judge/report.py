@@ -136,9 +136,10 @@ def judge_records(
         else 0
     )
     # every record's result is in the stage or the store now: the results are dropped before
-    # the documents are unpacked and the assertions' results made (the run's peak)
+    # the assertions' results are made (the run's peak). The documents go in as they are
+    # held: a packed one is unpacked when read, a large spec's assertions a part at a time
     results.clear()
-    for path, value in records.unpack().items():
+    for path, value in records.held().items():
         store.add(path, document=value)
     if "consistency" in stages:
         unread = unread_reasons(
@@ -152,7 +153,11 @@ def judge_records(
             unread,
             record_count=record_count,
         )
-        ids = {a.id for a in assertions} if validity.records.document(options.assertions) else None
+        ids = (
+            {a.id for a in assertions}
+            if validity.records.has_document(options.assertions)
+            else None
+        )
         for catalogue in options.documents:
             if catalogue != options.assertions:
                 consistency.findings.extend(

@@ -11,7 +11,6 @@ twice. Every other record is then inspected wherever its task runs, with its wan
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from verifier.inspect.record import RecordResult, process_record
 from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
 from verifier.json.pointer import Glob
 from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
+from verifier.plan.packed import PackedDocument
 from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
 
 
@@ -42,7 +42,7 @@ class RecordPlan:
     kept: dict[str, Any] = field(default_factory=dict)  # documents kept whole
     #: the kept documents packed while the records are inspected (:meth:`pack`); the
     #: documents that could not be packed stay in :attr:`kept`
-    packed: dict[str, bytes] = field(default_factory=dict)
+    packed: dict[str, PackedDocument] = field(default_factory=dict)
     index: NeedIndex | None = None
     #: the spec's ``transcripts`` list: (glob, shape or None, leaf), read in :meth:`prepare`
     containers: tuple[tuple[str, str | None, bool], ...] = ()
@@ -191,31 +191,34 @@ class RecordPlan:
 
     def pack(self) -> None:
         """Pack the kept documents while nothing reads them (from when the need index is
-        made until the records are judged): a parsed spec's objects take about four times
-        the bytes of their packed form (at 100,000 records, 56 MB against 12 MB), held
-        while the workers run. :mod:`marshal` writes exactly what strict parsing makes
-        (dicts, lists, strings, integers of any size, floats, booleans, null) and reads it
-        back equal, in the same order; a document holding anything else (a number kept with
-        its literal, an object that repeated a key) stays as it is. Only bytes this process
-        wrote are ever unmarshalled."""
+        made until the records are judged; :mod:`verifier.plan.packed`): a parsed spec's
+        objects take about four times the bytes of their packed form, held while the
+        workers run. The spec's assertions are packed in parts, which the consistency stage
+        unpacks one at a time. A document :mod:`marshal` cannot write as it is (a number
+        kept with its literal, an object that repeated a key) stays as it is."""
         for path in sorted(self.kept):
-            try:
-                packed = marshal.dumps(self.kept[path], 4)
-            except (ValueError, UnicodeError):  # a subclass (JsonFloat, _Dup): kept as is
-                continue
-            self.packed[path] = packed
-            del self.kept[path]
+            packed = PackedDocument.pack(
+                self.kept[path], "assertions" if path == self.spec_path else None
+            )
+            if packed is not None:
+                self.packed[path] = packed
+                del self.kept[path]
 
     def kept_paths(self) -> list[str]:
         """The paths of the documents kept whole, packed or not, in order."""
         return sorted({*self.kept, *self.packed})
 
+    def held(self) -> dict[str, Any]:
+        """The kept documents as they are held, in order: each a value, or a
+        :class:`PackedDocument` (which the judging store unpacks as it is read)."""
+        return {path: self.packed.get(path, self.kept.get(path)) for path in self.kept_paths()}
+
     def unpack(self) -> dict[str, Any]:
-        """The kept documents again, unpacked (each once: the packed bytes are dropped), in
-        the order they were kept."""
+        """The kept documents again, unpacked whole (each once: the packed form is dropped),
+        in the order they were kept."""
         if self.packed:
             for path in sorted(self.packed):
-                self.kept[path] = marshal.loads(self.packed.pop(path))
+                self.kept[path] = self.packed.pop(path).value()
             self.kept = dict(sorted(self.kept.items()))
         return self.kept
 
