@@ -136,3 +136,40 @@ def test_a_child_that_writes_nonsense_is_walked_here(
     spy = _Spy(monkeypatch)
     assert _report(clean, True, monkeypatch) == here
     assert spy.scope == ["evidence", "schemas"]
+
+
+def test_a_walk_apart_on_worker_processes_writes_the_same_report(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child walks without sizes (a file's size is unknown, 0, and never looked up one
+    by one): the workers then stream every file that is not parsed, and the report is the
+    one of the walk run here, with sizes, on one process."""
+    root = _damaged(clean, tmp_path, True)
+    (root / "evidence" / "blob.bin").write_bytes(os.urandom(3 << 20))  # hashed only
+    here = _report(root, False, monkeypatch)
+    monkeypatch.setattr(verifier.plan.build, "WALK_APART_MIN", 0)
+    apart = FORMATS["json"](run(root, Options(executor="processes", workers=2)).report)
+    assert apart == here
+    codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
+    assert "manifest.unlisted" in codes
+
+
+def test_files_walked_apart_have_no_size_and_none_is_looked_up(
+    clean: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = verifier.sources.directory.DirectorySource(clean)
+    pending = source.walk_apart(["evidence"])
+    walked = [name for name, _ in pending.result()[0]]
+    assert walked and all(name.startswith("evidence/") for name in walked)
+    looked: list[str] = []
+    lstat = os.lstat
+
+    def counted(path: str, *args: object, **kwargs: object) -> os.stat_result:
+        looked.append(path)
+        return lstat(path)
+
+    monkeypatch.setattr(os, "lstat", counted)
+    assert {source.size_hint(name) for name in walked} == {0}
+    assert looked == []
+    assert source.size_hint("manifest.sha256") > 0  # outside the walked folders: looked up
+    assert len(looked) == 1

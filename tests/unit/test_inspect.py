@@ -100,3 +100,35 @@ def test_a_tarball_is_read_in_one_pass_here_and_says_so(tmp_path: Path) -> None:
     result = run(tar_tree(root, tmp_path / "a.tar.gz"), Options(workers=2))
     assert result.read_processes == 1
     assert result.executors == [{"executor": "serial", "workers": 1, "onePass": True}]
+
+
+def test_a_file_of_unknown_size_is_streamed_unless_it_is_parsed() -> None:
+    """A task's size 0 is unknown (a folder walked apart takes no sizes; a source may know
+    none): such a file may be of any size, so it is hashed from a stream, never read whole
+    into memory; a record is read whole as always (it is parsed whole)."""
+    import io
+
+    from verifier.inspect.inspect import InspectContext, inspect
+    from verifier.plan.plan import FileTask
+
+    calls: list[str] = []
+
+    class Opener:
+        def read_whole(self, name: str, where: object) -> bytes:
+            calls.append("whole")
+            return b"{}"
+
+        def open(self, name: str, where: object) -> io.BytesIO:
+            calls.append("stream")
+            return io.BytesIO(b"{}")
+
+        def checked(self, name: str) -> tuple[tuple[str, str], ...]:
+            return ()
+
+    context = InspectContext(Opener(), None)  # type: ignore[arg-type]
+    for size, want in ((0, "stream"), (2, "whole"), (5 << 20, "stream")):
+        calls.clear()
+        task = FileTask("a.bin", "a.bin", size, "other", None, None, False, ())
+        facts = inspect(context, task)
+        assert facts.digest is not None and facts.digest.size == 2
+        assert calls == [want]

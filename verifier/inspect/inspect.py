@@ -91,7 +91,9 @@ def inspect(
                 digest, data = _digest(stream, keep, task.variants, task.expected, task.algorithms)
         else:
             opener = context.opener
-            small = keep or task.size <= _WHOLE  # read in one call: no stream object
+            # read in one call, no stream object: what is parsed, and a file known to be
+            # small (an unknown size, 0, is streamed: it may be of any size)
+            small = keep or 0 < task.size <= _WHOLE
             whole = opener.read_whole(task.name, task.where) if small else None
             if whole is not None:
                 digest = _digest_bytes(whole, task.variants, task.expected, task.algorithms)
