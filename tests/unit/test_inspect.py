@@ -102,33 +102,49 @@ def test_a_tarball_is_read_in_one_pass_here_and_says_so(tmp_path: Path) -> None:
     assert result.executors == [{"executor": "serial", "workers": 1, "onePass": True}]
 
 
-def test_a_file_of_unknown_size_is_streamed_unless_it_is_parsed() -> None:
+def test_a_file_of_unknown_size_is_read_whole_only_if_found_small() -> None:
     """A task's size 0 is unknown (a folder walked apart takes no sizes; a source may know
-    none): such a file may be of any size, so it is hashed from a stream, never read whole
-    into memory; a record is read whole as always (it is parsed whole)."""
+    none): such a file may be of any size, so it is read whole only if the opener finds it
+    small when it opens it, and streamed otherwise, never read whole blindly; a record is
+    read whole as always (it is parsed whole)."""
     import io
 
+    from verifier.inspect.digest import _WHOLE
     from verifier.inspect.inspect import InspectContext, inspect
     from verifier.plan.plan import FileTask
 
     calls: list[str] = []
 
     class Opener:
+        def __init__(self, content: bytes) -> None:
+            self.content = content
+
         def read_whole(self, name: str, where: object) -> bytes:
             calls.append("whole")
-            return b"{}"
+            return self.content
+
+        def read_small(self, name: str, where: object, limit: int) -> bytes | None:
+            calls.append("small")
+            return self.content if len(self.content) <= limit else None
 
         def open(self, name: str, where: object) -> io.BytesIO:
             calls.append("stream")
-            return io.BytesIO(b"{}")
+            return io.BytesIO(self.content)
 
         def checked(self, name: str) -> tuple[tuple[str, str], ...]:
             return ()
 
-    context = InspectContext(Opener(), None)  # type: ignore[arg-type]
-    for size, want in ((0, "stream"), (2, "whole"), (5 << 20, "stream")):
+    big = b"x" * (_WHOLE + 1)
+    for content, size, role, want in (
+        (b"{}", 0, "other", ["small"]),
+        (big, 0, "other", ["small", "stream"]),
+        (b"{}", 2, "other", ["whole"]),
+        (big, 5 << 20, "other", ["stream"]),
+        (b"{}", 0, "record", ["whole"]),
+    ):
         calls.clear()
-        task = FileTask("a.bin", "a.bin", size, "other", None, None, False, ())
+        context = InspectContext(Opener(content), None)  # type: ignore[arg-type]
+        task = FileTask("a.bin", "a.bin", size, role, None, None, False, ())
         facts = inspect(context, task)
-        assert facts.digest is not None and facts.digest.size == 2
-        assert calls == [want]
+        assert facts.digest is not None and facts.digest.size == len(content)
+        assert calls == want, (size, role, calls)

@@ -91,10 +91,14 @@ def inspect(
                 digest, data = _digest(stream, keep, task.variants, task.expected, task.algorithms)
         else:
             opener = context.opener
-            # read in one call, no stream object: what is parsed, and a file known to be
-            # small (an unknown size, 0, is streamed: it may be of any size)
-            small = keep or 0 < task.size <= _WHOLE
-            whole = opener.read_whole(task.name, task.where) if small else None
+            # read in one call, no stream object: what is parsed, and a small file (one of
+            # unknown size, 0, only if the opener finds it small when it opens it)
+            if keep or 0 < task.size <= _WHOLE:
+                whole = opener.read_whole(task.name, task.where)
+            elif not task.size:
+                whole = opener.read_small(task.name, task.where, _WHOLE)
+            else:
+                whole = None
             if whole is not None:
                 digest = _digest_bytes(whole, task.variants, task.expected, task.algorithms)
                 data = whole if keep else None

@@ -58,18 +58,34 @@ def read_regular(path: str, limit: int, *, follow: bool = False) -> bytes:
     try:
         if st.st_size > limit:
             raise NotRegularError(f"{st.st_size} bytes, over the limit of {limit}")
-        parts = [os.read(fd, st.st_size + 1)]
-        total = len(parts[0])
-        if total == st.st_size:  # the size it had: the end (a regular file reads short only
-            return parts[0]  # at its end; the byte asked beyond it would show it grew)
-        while parts[-1]:  # the file grew, or a short read: read to the end, or to the limit
-            if total > limit:
-                raise NotRegularError(f"grew while read, past the limit of {limit} bytes")
-            parts.append(os.read(fd, min(1 << 20, limit + 1 - total)))
-            total += len(parts[-1])
-        return b"".join(parts) if len(parts) > 2 else parts[0]
+        return _read_open(fd, st.st_size, limit)
     finally:
         os.close(fd)
+
+
+def read_if_small(path: str, small: int) -> bytes | None:
+    """The bytes of a regular file if it holds at most ``small`` bytes when opened (it is then
+    read to its end, as :func:`read_regular` reads it); ``None`` for a larger one."""
+    fd, st = open_regular(path)
+    try:
+        return None if st.st_size > small else _read_open(fd, st.st_size, sys.maxsize)
+    finally:
+        os.close(fd)
+
+
+def _read_open(fd: int, size: int, limit: int) -> bytes:
+    """The bytes of the open file ``fd`` of ``size`` bytes when opened, read to its end or to
+    ``limit`` (:class:`NotRegularError` past it)."""
+    parts = [os.read(fd, size + 1)]
+    total = len(parts[0])
+    if total == size:  # the size it had: the end (a regular file reads short only at its
+        return parts[0]  # end; the byte asked beyond it would show it grew)
+    while parts[-1]:  # the file grew, or a short read: read to the end, or to the limit
+        if total > limit:
+            raise NotRegularError(f"grew while read, past the limit of {limit} bytes")
+        parts.append(os.read(fd, min(1 << 20, limit + 1 - total)))
+        total += len(parts[-1])
+    return b"".join(parts) if len(parts) > 2 else parts[0]
 
 
 class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
@@ -356,6 +372,9 @@ class DirectoryOpener(Opener):
 
     def read_whole(self, name: str, where: Any) -> bytes:
         return read_regular(self._full(name), sys.maxsize)
+
+    def read_small(self, name: str, where: Any, limit: int) -> bytes | None:
+        return read_if_small(self._full(name), limit)
 
 
 __all__ = ["DirectorySource", "SourceError"]

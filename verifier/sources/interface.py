@@ -89,6 +89,12 @@ class Opener(abc.ABC):
         only streams. Raises ``OSError``."""
         return None
 
+    def read_small(self, name: str, where: Any, limit: int) -> bytes | None:
+        """The file's bytes, as :meth:`read_whole`, if it holds at most ``limit`` bytes when
+        opened (for a file whose size the plan did not know); ``None``: stream it. Raises
+        ``OSError``."""
+        return None
+
     def checked(self, name: str) -> tuple[tuple[str, str], ...]:
         """What this opener verified of ``name``'s bytes as they were read to their end (a
         git blob's recomputed object id), carried back with the file's facts for the source's
