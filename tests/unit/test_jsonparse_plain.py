@@ -227,3 +227,32 @@ def test_the_spec_and_spelled_parses_never_take_the_orjson_path(
     monkeypatch.setattr(parse, "_plain", refuse)
     assert parse.loads_strict(b'{"a": "b"}', strings={})[0] == {"a": "b"}
     assert parse.loads_strict(b'{"a": 1.50}', keep_spelling=True)[0] == {"a": 1.5}
+
+
+def test_holds_float_looks_at_a_bounded_number_of_places() -> None:
+    """A text built to make the float test slow (a string of a million ``0.``, each a place
+    to look at; before the bound each was scanned to the start of the run, quadratic: 107 s
+    for 32,000 of them) is left to the strict parse after :data:`_MOST_MARKS` places, and a
+    long run of number characters is looked at no further than a float can be long."""
+    from verifier.json.parse import _LONGEST_NUMBER, _MOST_MARKS
+
+    assert _MOST_MARKS < 1000 and len(b"-1.7976931348623157e+308") <= _LONGEST_NUMBER
+    many = b'{"s":"' + b"0." * 1_000_000 + b'"}'
+    assert _holds_float(many) is True  # too many places: the strict parse decides
+    assert _plain(many) is _NOT_PLAIN
+    assert loads_strict(many) == ({"s": "0." * 1_000_000}, [])
+    few = b'{"s":"' + b"1" * 100_000 + b".5" + b"1" * 100_000 + b'"}'
+    assert _holds_float(few) is False  # one place, in a string: not a value
+    assert agree(few)
+
+
+def test_a_float_at_the_limit_of_orjsons_writing_is_found() -> None:
+    for value in (-1.7976931348623157e308, 5e-324, -2.2250738585072014e-308, 0.1):
+        assert _holds_float(orjson_dumps([1, value, 2])) is True
+        assert _holds_float(orjson_dumps({"k": value})) is True
+
+
+def orjson_dumps(value: Any) -> bytes:
+    import orjson
+
+    return orjson.dumps(value)

@@ -174,6 +174,8 @@ _ZEROS = bytes.maketrans(b"123456789", b"000000000")  # every digit a 0: one pat
 _NUMBER = frozenset(b"0.e+-")  # a number's characters, once its digits are zeros
 _BEFORE = frozenset(b":[,")  # what comes before a value in a container, written compactly
 _AFTER = frozenset(b",]}")
+_MOST_MARKS = 64  # places :func:`_holds_float` looks at before it leaves the strict parse to decide
+_LONGEST_NUMBER = 32  # characters it looks at either way of one (orjson's longest float: 24)
 
 
 def _holds_float(written: bytes) -> bool:
@@ -182,17 +184,26 @@ def _holds_float(written: bytes) -> bool:
     each digit followed by ``.``, ``e+`` or ``e-`` is looked at (found in C): it is a float if
     its token, the run of number characters around it, stands where a value stands (after
     ``:``, ``[`` or ``,``; before ``,``, ``]`` or ``}``). A string holding the same
-    characters answers yes too: the strict parse then decides (never a wrong answer)."""
+    characters answers yes too: the strict parse then decides (never a wrong answer).
+
+    Bounded whatever the text: at most :data:`_MOST_MARKS` places are looked at (past that,
+    yes: the strict parse decides), each no further than :data:`_LONGEST_NUMBER` characters
+    either way (orjson's longest float has 24: a longer run of number characters is not one
+    value, it is in a string)."""
     zeros = written.translate(_ZEROS)
     size = len(zeros)
+    left = _MOST_MARKS
     for mark in (b"0.", b"0e+", b"0e-"):
         at = zeros.find(mark)
         while at != -1:
+            left -= 1
+            if left < 0:
+                return True  # too many to look at here: the strict parse decides
             start = at
-            while start and zeros[start - 1] in _NUMBER:
+            while start and zeros[start - 1] in _NUMBER and at - start < _LONGEST_NUMBER:
                 start -= 1
             end = at + 1
-            while end < size and zeros[end] in _NUMBER:
+            while end < size and zeros[end] in _NUMBER and end - at < _LONGEST_NUMBER:
                 end += 1
             if start and zeros[start - 1] in _BEFORE and end < size and zeros[end] in _AFTER:
                 return True
