@@ -15,18 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.jsonvalues import same_json
 from verifier.json.parse import _NOT_PLAIN, MAX_DEPTH, _holds_float, _plain, _strict, loads_strict
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal, with the same exact type at every place, and keys in the same order."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 def agree(data: bytes) -> bool:
@@ -35,11 +25,11 @@ def agree(data: bytes) -> bool:
     value, problems = _strict(data, False, None)
     public = loads_strict(data)
     if plain is _NOT_PLAIN:
-        assert same(public[0], value) and public[1] == problems
+        assert same_json(public[0], value) and public[1] == problems
         return False
     assert problems == [], (data, problems)
-    assert same(plain, value), (data, plain, value)
-    assert same(public[0], value) and public[1] == []
+    assert same_json(plain, value), (data, plain, value)
+    assert same_json(public[0], value) and public[1] == []
     return True
 
 

@@ -29,14 +29,13 @@ class PackedDocument:
     a document read whole is needed whole), :meth:`windows` the array at ``key`` a part at a
     time (never kept)."""
 
-    __slots__ = ("_key", "_parts", "_shell", "_whole", "count", "truthy")
+    __slots__ = ("_key", "_parts", "_shell", "_whole", "truthy")
 
-    def __init__(self, shell: bytes, key: str | None, parts: list[bytes], count: int) -> None:
+    def __init__(self, shell: bytes, key: str | None, parts: list[bytes]) -> None:
         self._shell = shell
         self._key = key
         self._parts = parts
         self._whole: Any = _NOT_YET
-        self.count = count  # the array's length (0: not packed in parts)
         self.truthy = True  # (set by pack: what bool() of the value says)
 
     @classmethod
@@ -53,9 +52,9 @@ class PackedDocument:
                     marshal.dumps(items[at : at + WINDOW], _VERSION)
                     for at in range(0, len(items), WINDOW)
                 ]
-                made = cls(marshal.dumps(shell, _VERSION), key, parts, len(items))
+                made = cls(marshal.dumps(shell, _VERSION), key, parts)
             else:
-                made = cls(marshal.dumps(value, _VERSION), None, [], 0)
+                made = cls(marshal.dumps(value, _VERSION), None, [])
         except (ValueError, UnicodeError):
             return None
         made.truthy = bool(value)
