@@ -276,6 +276,33 @@ def test_close_leaves_no_process_or_thread(
         list(executor.map(fns.double, None, [1]))
 
 
+def test_workers_are_told_to_stop_together_and_end_cleanly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """close() tells every worker to stop before it waits for any (they end side by side),
+    and each ends by itself with code 0: neither killed nor left to time out."""
+    executor = create("processes", 2)
+    list(executor.map(fns.double, None, list(range(8))))
+    pool = list(executor._pool)  # type: ignore[attr-defined]
+    procs = [w.proc for w in pool]
+    order: list[str] = []
+    for worker in pool:
+        tell, stop = worker.tell_stop, worker.stop
+        monkeypatch.setattr(
+            worker,
+            "tell_stop",
+            lambda kill, t=tell, w=worker: (order.append(f"tell {id(w)}"), t(kill)),
+        )
+        monkeypatch.setattr(
+            worker, "stop", lambda kill, s=stop, w=worker: (order.append(f"wait {id(w)}"), s(kill))
+        )
+    executor.close()
+    said = [o.split()[0] for o in order]
+    # (stop() tells again, a no-op once told: only what came before the first wait counts)
+    assert said[: said.index("wait")] == ["tell", "tell"] and said.count("wait") == 2
+    assert [p.returncode for p in procs] == [0, 0]
+
+
 def test_processes_after_an_error_stop_every_worker(one_per_batch: None) -> None:
     executor = create("processes", 2)
     with executor, pytest.raises(ExecutorError):

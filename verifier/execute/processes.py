@@ -131,13 +131,19 @@ class _Worker:
             f"worker process {self.proc.pid} ended without its results (exit code {code}){said}"
         )
 
-    def stop(self, kill: bool) -> None:
+    def tell_stop(self, kill: bool) -> None:
+        """Ask the worker to end (``kill``: end it); :meth:`stop` then waits for it."""
+        if self.inbox.closed:
+            return
         if not kill:
             with contextlib.suppress(OSError, ValueError):
                 self.inbox.send(("stop",))
         self.inbox.close()
         if kill:
             self.proc.kill()
+
+    def stop(self, kill: bool) -> None:
+        self.tell_stop(kill)
         try:
             self.proc.wait(STOP_WAIT)
         except subprocess.TimeoutExpired:  # pragma: no cover - a worker stuck past its stop
@@ -292,6 +298,8 @@ class ProcessExecutor(Executor):
     def _shutdown(self, kill: bool) -> None:
         self._closed = True
         pool, self._pool = self._pool, []
+        for worker in pool:  # every worker told first: they end side by side
+            worker.tell_stop(kill)
         for worker in pool:
             worker.stop(kill)
         self._context = None

@@ -353,6 +353,9 @@ def walk_child() -> None:
         (walks, source._sizes, source.walk_errors), sys.stdout.buffer, pickle.HIGHEST_PROTOCOL
     )
     sys.stdout.buffer.flush()
+    # written and flushed: end now, without freeing the walk object by object (the parent
+    # waits for this exit before it reads the result)
+    os._exit(0)
 
 
 class DirectoryOpener(Opener):
