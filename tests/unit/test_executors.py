@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -286,18 +286,19 @@ def test_workers_are_told_to_stop_together_and_end_cleanly(
     pool = list(executor._pool)  # type: ignore[attr-defined]
     procs = [w.proc for w in pool]
     order: list[str] = []
+
+    def noted(word: str, call: Callable[[bool], None]) -> Callable[[bool], None]:
+        def wrapped(kill: bool) -> None:
+            order.append(word)
+            call(kill)
+
+        return wrapped
+
     for worker in pool:
-        tell, stop = worker.tell_stop, worker.stop
-        monkeypatch.setattr(
-            worker,
-            "tell_stop",
-            lambda kill, t=tell, w=worker: (order.append(f"tell {id(w)}"), t(kill)),
-        )
-        monkeypatch.setattr(
-            worker, "stop", lambda kill, s=stop, w=worker: (order.append(f"wait {id(w)}"), s(kill))
-        )
+        monkeypatch.setattr(worker, "tell_stop", noted("tell", worker.tell_stop))
+        monkeypatch.setattr(worker, "stop", noted("wait", worker.stop))
     executor.close()
-    said = [o.split()[0] for o in order]
+    said = order
     # (stop() tells again, a no-op once told: only what came before the first wait counts)
     assert said[: said.index("wait")] == ["tell", "tell"] and said.count("wait") == 2
     assert [p.returncode for p in procs] == [0, 0]
