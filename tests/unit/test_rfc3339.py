@@ -54,3 +54,29 @@ def test_the_check_agrees_with_the_instant_it_would_name() -> None:
     for date, sep, time in itertools.product(dates, "Tt ", times):
         value = date + sep + time
         assert is_rfc3339(value) is (instant(value) is not None), value
+
+
+def test_the_plain_shortcut_accepts_only_what_the_fields_accept() -> None:
+    """The pattern that accepts a plainly in-range date-time without taking its fields apart
+    never accepts what the field-by-field check refuses, and takes the common shapes; every
+    boundary of every field is tried, in both cases of T and Z and with Unicode digits."""
+    import itertools
+
+    from verifier.schema.rfc3339 import _PLAINLY_VALID_RE, _fieldwise
+
+    years, months = ["0000", "1999", "2024", "9999"], ["00", "01", "02", "09", "10", "12", "13"]
+    days = ["00", "01", "09", "10", "19", "20", "28", "29", "30", "31", "32"]
+    hours, minutes = ["00", "09", "19", "20", "23", "24"], ["00", "59", "60"]
+    seconds = ["00", "59", "60", "61", "5\u0661"]
+    tails = ["Z", "z", "+00:00", "-23:59", "+24:00", "+05:60", ".5Z", ".Z", "", "+0530"]
+    taken = 0
+    for y, mo, d, h, mi, sec, tail, t in itertools.product(
+        years, months, days, hours, minutes, seconds, tails, "Tt "
+    ):
+        value = f"{y}-{mo}-{d}{t}{h}:{mi}:{sec}{tail}"
+        if _PLAINLY_VALID_RE.match(value) is not None:
+            taken += 1
+            assert _fieldwise(value), value
+            assert is_rfc3339(value)
+    assert taken > 1000  # the shortcut is taken at all
+    assert _PLAINLY_VALID_RE.match("2026-12-03T07:00:00.123456Z")

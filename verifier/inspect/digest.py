@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from verifier.sources.interface import Stream
 
 _CHUNK = 1 << 17
+_new = tuple.__new__
 _SNIFF = 8000  # git's rule: a NUL in the first 8000 bytes makes a file binary
 
 
@@ -70,9 +71,10 @@ def _digest_bytes(
     """The digest of bytes read whole (with line-ending variants only on a mismatch), and the
     digests for the ``extra`` algorithms."""
     digest = hashlib.sha256(data).hexdigest()
-    others = _others(data, extra)
+    others = _others(data, extra) if extra else ()
     if not variants or digest == expected or b"\0" in data[:_SNIFF]:
-        return Digest(digest, len(data), others=others)
+        # (made as a tuple: once per record, the keyword call cost more than the hash)
+        return _new(Digest, (digest, len(data), None, None, others))
     crlf, lf = _line_variants(data)
     return Digest(
         digest, len(data), crlf if crlf != digest else None, lf if lf != digest else None, others
