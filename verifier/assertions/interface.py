@@ -261,9 +261,11 @@ def needs_of_selectors(*selectors: Any) -> list[Need]:
     malformed one is reported when the assertion is evaluated)."""
     out: list[Need] = []
     for selector in selectors:
-        if isinstance(selector, dict):
+        if type(selector) is dict or isinstance(selector, dict):  # (the exact type first)
             file, pointer = selector.get("file"), selector.get("pointer")
-            if isinstance(file, str) and isinstance(pointer, str):
+            if (type(file) is str or isinstance(file, str)) and (
+                type(pointer) is str or isinstance(pointer, str)
+            ):
                 out.append(_new(Need, (file, pointer, False, False)))  # Need(file, pointer)
     return out
 

@@ -69,8 +69,9 @@ class NeedIndex:
         self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
         compiled: dict[str, Glob] = {}
         exact = self._exact
-        pairs: dict[tuple[str, bool], tuple[str, bool]] = {}
-        ones: dict[tuple[str, bool], Wants] = {}
+        #: (pointer, length) -> that pair, held once, and the wants of a file that needs
+        #: only it (one lookup a need)
+        pairs: dict[tuple[str, bool], tuple[tuple[str, bool], Wants]] = {}
         many: dict[str, dict[tuple[str, bool], None]] = {}  # files read at two places or more
         for file, pointer, glob_need, length in needs:  # each a Need
             if glob_need:
@@ -80,14 +81,14 @@ class NeedIndex:
                 folder = _literal_folder(file)
                 self._globs.setdefault(folder, []).append((glob, pointer, length))
                 continue
-            key = (pointer, length)
-            key = pairs.setdefault(key, key)
+            got = pairs.get((pointer, length))
+            if got is None:
+                key = (pointer, length)
+                got = pairs[key] = (key, (key,))
+            key = got[0]
             wanted = exact.get(file)
             if wanted is None:
-                one = ones.get(key)
-                if one is None:
-                    one = ones[key] = (key,)
-                exact[file] = one
+                exact[file] = got[1]
             else:  # in order of first mention, each once (a dict while building: linear)
                 more = many.get(file)
                 if more is None:
