@@ -64,3 +64,30 @@ def test_an_unusable_spec_is_a_failing_junit_case(archive: Path) -> None:
     failure = cases["assertion spec"].find("failure")
     assert failure is not None and failure.get("type") == "assertion.spec-invalid"
     assert suite.get("failures") != "0"
+
+
+def test_a_spec_against_its_schema_is_placed_at_its_line(archive: Path) -> None:
+    """The spec's bytes are let go once it is parsed, before it is validated (the run's peak,
+    at 100,000 records); its schema findings are then placed once the report is judged, from
+    a read checked against the digest: the finding still has the line and column of the
+    member the schema refuses, as a record's has."""
+    spec = json.loads((archive / SPEC).read_text())
+    spec["assertions"][1]["unknown-member"] = 1  # the schema allows no other member
+    text = json.dumps(spec, indent=2) + "\n"
+    (archive / SPEC).write_text(text)
+    rewrite_manifest(archive)
+    proc = check(archive, "json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout)
+    stages = {s["stage"]: s for s in report["stages"]}
+    hits = [
+        f
+        for f in stages["validity"]["findings"]
+        if f["code"] == "schema.invalid" and f["path"] == SPEC
+    ]
+    assert [f.get("pointer") for f in hits] == ["/assertions/1"], hits
+    lines = text.splitlines()
+    # the second assertion's object opens on the line after the first one closes
+    starts = [n for n, line in enumerate(lines, 1) if line == "    {"]
+    assert hits[0]["line"] == starts[1], (hits[0], starts[:3])
+    assert hits[0]["column"] == 5

@@ -88,16 +88,22 @@ _JSON_TEXT = st.recursive(
 )
 
 
-@given(_JSON_TEXT, st.booleans(), st.sampled_from([None, 1]))
+@given(_JSON_TEXT, st.booleans(), st.sampled_from([None, 1]), st.sampled_from([1, 3, 1 << 20]))
 def test_depth_from_the_text_is_the_depth_of_the_value(
-    value: object, ascii_only: bool, indent: int | None
+    value: object, ascii_only: bool, indent: int | None, part: int
 ) -> None:
     """The byte-level depth (used for large documents) agrees with a walk of the value,
-    whatever brackets, quotes and backslashes the strings hold."""
-    from verifier.json.parse import _text_depth
+    whatever brackets, quotes and backslashes the strings hold, and however small the parts
+    it translates a part at a time (to hold no copy of a large text) are."""
+    import verifier.json.parse as parse
 
     text = json.dumps([value], ensure_ascii=ascii_only, indent=indent).encode()
-    assert _text_depth(text) == _walked_depth(json.loads(text))
+    saved = parse._DEPTH_PART
+    parse._DEPTH_PART = part
+    try:
+        assert parse._text_depth(text) == _walked_depth(json.loads(text))
+    finally:
+        parse._DEPTH_PART = saved
 
 
 def _walked_depth(value: object) -> int:

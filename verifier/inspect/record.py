@@ -33,14 +33,19 @@ def process_record(
     keep: bool = False,
     strings: dict[str, str] | None = None,
     shared: dict[Any, Any] | None = None,
+    parsed: tuple[Any, list[Finding]] | None = None,
 ) -> tuple[RecordResult, Any]:
     """Parse one record strictly from its hashed bytes, validate it, check it if it is a
     transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
     the parsed value (``None`` otherwise, or if it did not parse); a kept value's strings
     are shared through ``strings`` (see :func:`~verifier.json.parse.loads_strict`), the
-    extracted objects through ``shared`` (see :func:`~verifier.inspect.values.extract`)."""
-    findings: list[Finding] = []
-    value = _parse(path, data, findings, strings)
+    extracted objects through ``shared`` (see :func:`~verifier.inspect.values.extract`);
+    ``parsed``: the value and findings of a parse made already."""
+    if parsed is not None:  # (parsed already, by process_document)
+        value, findings = parsed
+    else:
+        findings = []
+        value = _parse(path, data, findings, strings)
     if value is None:
         bad: Sequence[Finding] = place_in(data, findings) if prep.validate else _NONE
         return RecordResult(bad, _NONE, False, 0, None), None
@@ -56,6 +61,33 @@ def process_record(
         transcript = place_in(data, transcript)
     found: Sequence[Finding] = place_in(data, findings) if findings and prep.validate else _NONE
     return RecordResult(found, transcript, True, checked, extracted), (value if keep else None)
+
+
+def process_document(
+    prep: Prepared, path: str, pending: dict[str, bytes], strings: dict[str, str] | None
+) -> tuple[RecordResult, Any]:
+    """A document kept for the whole run (the assertion spec, the case catalogue): as
+    :func:`process_record` with ``keep``, but its bytes, taken out of ``pending`` (which must
+    be the only thing holding them), are let go once it is parsed, before it is validated:
+    a large spec's bytes (33 MB at 100,000 records) are not held beside its objects and the
+    schema validator's own copy of them, the run's peak. Its parse's findings are placed from
+    the bytes in hand; its schema's and its transcript's are placed once the report is
+    judged, from a second read checked against the digest of the first
+    (:mod:`verifier.inspect.locate`), as the judges' findings are."""
+    data = pending.pop(path)
+    findings: list[Finding] = []
+    value = _parse(path, data, findings, strings)
+    if value is None or not prep.validate:
+        return process_record(prep, path, data, (), True, strings, parsed=(value, findings))
+    found: list[Finding] = place_in(data, findings) if findings else []
+    del data
+    transcript: Sequence[Finding] = _NONE
+    checked = 0
+    if prep.validators is not None:
+        more, checked = prep.validators.record(path, value)
+        found.extend(more)
+        transcript = check_transcript_record(path, value)
+    return RecordResult(found or _NONE, transcript, True, checked, None), value
 
 
 def process_container(

@@ -75,6 +75,7 @@ def escape_token(token: str) -> str:
 
 _BRACKETS_AND_QUOTES = bytes(b for b in range(256) if b not in b'[]{}"')
 _STRINGS = re.compile(rb'"[^"]*"')
+_DEPTH_PART = 1 << 20
 
 
 def _text_depth(data: bytes) -> int:
@@ -84,8 +85,14 @@ def _text_depth(data: bytes) -> int:
     this is exact); then everything but brackets and quotes; then strings, which now hold no
     quote (two quotes in a row: an empty string, or the gap between two strings, which holds
     nothing). What remains are the brackets: each round takes out the innermost pairs."""
-    plain = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    quotes = plain.translate(None, _BRACKETS_AND_QUOTES).replace(b'""', b"")  # most strings
+    plain = data.replace(b"\\\\", b"").replace(b'\\"', b"")  # (no copy when there is none)
+    # a part at a time: translate makes a buffer of its input's size before it shrinks it
+    # (a 33 MB spec: 33 MB more at its parse's peak); a byte's fate does not depend on its
+    # neighbours, so the parts' results joined are the whole's
+    quotes = b"".join(
+        plain[at : at + _DEPTH_PART].translate(None, _BRACKETS_AND_QUOTES)
+        for at in range(0, len(plain), _DEPTH_PART)
+    ).replace(b'""', b"")  # most strings
     skeleton = _STRINGS.sub(b"", quotes)
     brackets = skeleton.replace(b"{", b"[").replace(b"}", b"]")
     depth = 0
@@ -354,6 +361,7 @@ def _strict(
         ]
     except ValueError as exc:
         return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc}.")]
+    del text  # (parsed: not held beside the value while it is checked below)
     numbers = _unrepresentable(value) if odd_numbers else []
     if not repeated and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
         # No object repeated a key, and fewer openers than the limit: nothing to walk for.

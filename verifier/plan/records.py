@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.inspect.place import place_each
-from verifier.inspect.record import RecordResult, process_record
+from verifier.inspect.record import RecordResult, process_document
 from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
 from verifier.json.pointer import Glob
 from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
@@ -171,9 +171,8 @@ class RecordPlan:
         inner.clear()
         strings = {name: name for name in listed} if not self.prefix else {}
         for path in sorted(records):
-            data = records.pop(path)
-            result, value = process_record(self.bundle, path, data, (), True, strings)
-            del data
+            # (its bytes handed over in the dict: let go once parsed, before validation)
+            result, value = process_document(self.bundle, path, records, strings)
             self.results[path] = result
             if value is not None:
                 self.kept[path] = value
