@@ -321,3 +321,20 @@ def test_the_run_judges_a_spec_in_parts_and_reports_the_same(
     assert any(asked)  # the spec was judged in parts
     assert dumps_clean(in_parts.to_dict()) == dumps_clean(whole.to_dict())
     assert in_parts.assertions and not in_parts.ok
+
+
+def test_a_record_without_findings_holds_no_list_of_its_own() -> None:
+    """A record that is not a transcript (most of them) holds the one shared empty tuple for
+    its transcript findings, not an empty list per record in the main process."""
+    from pathlib import Path
+
+    from verifier.inspect.record import process_record
+    from verifier.inspect.schemas import prepare_validity
+
+    root = Path(__file__).resolve().parents[2]
+    contents = {f"schemas/{p.name}": p.read_bytes() for p in (root / "schemas").glob("*.json")}
+    prep = prepare_validity(contents, "schemas", True)
+    data = b'{"$schema": "https://verifier.invalid/schemas/readback.schema.json"}'
+    first, _ = process_record(prep, "a.json", data, ())
+    second, _ = process_record(prep, "b.json", data, ())
+    assert first.transcript == () and first.transcript is second.transcript
