@@ -19,8 +19,8 @@ from tests.conftest import REPO, write_archive
 from tests.spread import spread_reads
 from verifier.inspect.inspect import FileFacts, InspectContext, inspect_batch
 from verifier.pipeline import Options, run
-from verifier.plan.plan import FileTask
 from verifier.plan.records import RecordPlan
+from verifier.plan.task import FileTask
 from verifier.sources import DirectorySource, open_source
 from verifier.views.check import CHECK as FORMATS
 
@@ -111,7 +111,7 @@ def test_a_file_of_unknown_size_is_read_whole_only_if_found_small() -> None:
 
     from verifier.inspect.digest import _WHOLE
     from verifier.inspect.inspect import InspectContext, inspect
-    from verifier.plan.plan import FileTask
+    from verifier.plan.task import FileTask
 
     calls: list[str] = []
 
@@ -148,3 +148,23 @@ def test_a_file_of_unknown_size_is_read_whole_only_if_found_small() -> None:
         facts = inspect(context, task)
         assert facts.digest is not None and facts.digest.size == len(content)
         assert calls == want, (size, role, calls)
+
+
+def test_a_worker_inspecting_valid_records_imports_only_what_inspecting_needs() -> None:
+    """A worker unpickles tasks and the context, and inspects: it imports the unit of work
+    (:mod:`verifier.plan.task`), not the plan's world (its manifests, assertion kinds), and
+    python-jsonschema with ``referencing`` only when a record fails the fast engine (the
+    bundled archive's records all pass): less memory in every worker."""
+    from tests import batchfns as fns
+    from verifier.execute import create
+
+    context, tasks = _tasks_and_context(REPO)
+    with create("processes", 1) as executor:
+        facts = list(executor.map(inspect_batch, context, tasks))
+        [loaded] = list(executor.map(fns.modules, None, [0]))
+    assert len(facts) == len(tasks) and all(f.error is None for f in facts)
+    assert sum(1 for f in facts if f.record is not None and f.record.validated) > 10
+    assert all(not f.record.findings for f in facts if f.record is not None)
+    left_out = {"verifier.plan.plan", "verifier.assertions", "referencing", "jsonschema"}
+    assert not left_out & set(loaded), sorted(left_out & set(loaded))
+    assert "verifier.plan.task" in loaded and "jsonschema_rs" in loaded

@@ -22,7 +22,8 @@ from verifier.inspect.record import RecordResult
 from verifier.pipeline import _digest_preread, open_location
 from verifier.plan.build import build_plan
 from verifier.plan.options import Options
-from verifier.plan.plan import FileTask, Plan, Tasks
+from verifier.plan.plan import Plan, Tasks
+from verifier.plan.task import FileTask
 from verifier.sources import Source
 from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.interface import Kind

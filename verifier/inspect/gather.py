@@ -17,7 +17,8 @@ from verifier.execute.interface import BATCH_ITEMS
 from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
-from verifier.plan.plan import FileTask, Tasks, weight
+from verifier.plan.plan import Tasks, weight
+from verifier.plan.task import FileTask
 from verifier.sources.capabilities import ReadChecks, WorkerReads
 from verifier.sources.interface import Source
 from verifier.sources.openers import LiveOpener

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes, pack_sha256
 from verifier.inspect.record import RecordResult, process_container, process_record
 from verifier.inspect.schemas import Prepared
-from verifier.plan.plan import FileTask
+from verifier.plan.task import FileTask
 from verifier.sources.interface import Stream
 
 

@@ -16,15 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource, Unresolvable
-from referencing.jsonschema import DRAFT202012
-
-try:  # the metaschemas, bundled with jsonschema: offline
-    from jsonschema_specifications import REGISTRY as _SPECIFICATIONS
-except ImportError:  # pragma: no cover
-    _SPECIFICATIONS = Registry()
-
 from verifier.findings import Finding
 from verifier.json.parse import escape_token, loads_strict
 from verifier.schema import bounded_regex
@@ -36,6 +27,7 @@ from verifier.schema.walk import Subschema, subschemas
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, FormatChecker
     from jsonschema.exceptions import ValidationError
+    from referencing import Registry, Resource
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MAX_ERRORS_PER_RECORD = 100
@@ -45,7 +37,31 @@ MAX_SCHEMA_DEPTH = 40
 
 
 def _refuse(uri: str) -> Resource[Any]:
+    from referencing.exceptions import NoSuchResource
+
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+def _offline_registry(docs: dict[str, Any]) -> Registry[Any]:
+    """The schemas as ``referencing`` resources, beside the metaschemas bundled with
+    jsonschema, and nothing fetched: python-jsonschema's registry. Imported and built only
+    where it is used (a worker whose records all pass the fast engine never needs it)."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    try:  # the metaschemas, bundled with jsonschema: offline
+        from jsonschema_specifications import REGISTRY as specifications
+    except ImportError:  # pragma: no cover
+        specifications = Registry()
+    resources = [(d["$id"], DRAFT202012.create_resource(d)) for d in docs.values()]
+    offline: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return offline.with_resources(resources).combine(specifications)
+
+
+def _unresolvable_error() -> type[Exception]:
+    from referencing.exceptions import Unresolvable
+
+    return Unresolvable
 
 
 def pointer_of(path: Iterator[Any] | Any) -> str:
@@ -159,9 +175,7 @@ class Validators:
         self.docs = docs  # path -> schema
         self.ids = ids  # $id -> path
         self.schemas_dir = schemas_dir
-        resources = [(d["$id"], DRAFT202012.create_resource(d)) for d in docs.values()]
-        offline: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
-        self.registry: Registry[Any] = offline.with_resources(resources).combine(_SPECIFICATIONS)
+        self._registry: Registry[Any] | None = None  # made on first use
         self._checker: FormatChecker | None = None
         self._reference: dict[str, Draft202012Validator] = {}
         self._fast: dict[str, Any] = {}
@@ -172,6 +186,13 @@ class Validators:
             for sub in subschemas(doc, doc["$id"]):
                 if sub.base is not None and isinstance(sub.node.get("$id"), str):
                     self._resources.setdefault(sub.base.rstrip("#"), {**sub.node, "$id": sub.base})
+
+    @property
+    def registry(self) -> Registry[Any]:
+        """python-jsonschema's offline registry of the schemas (made on first use)."""
+        if self._registry is None:
+            self._registry = _offline_registry(self.docs)
+        return self._registry
 
     def __getstate__(self) -> tuple[dict[str, Any], dict[str, str], str]:
         """A bundle crosses processes as its schemas alone: the registry and the compiled
@@ -220,7 +241,7 @@ class Validators:
     def _unresolvable(self, base: str, ref: str) -> str | None:
         try:
             self.registry.resolver(base_uri=base).lookup(ref)
-        except Unresolvable:
+        except _unresolvable_error():
             return _sentence(
                 f"is not available offline in {self.schemas_dir}/; no network request was made"
                 + _defs_hint(ref, self._resources.get(base.rstrip("#")))
@@ -308,7 +329,7 @@ class Validators:
                 self.reference(schema_path).iter_errors(value),
                 key=lambda e: (pointer_of(e.absolute_path), e.message),
             )
-        except (_referencing_error(), Unresolvable) as exc:
+        except (_referencing_error(), _unresolvable_error()) as exc:
             return [
                 Finding(
                     "schema.unresolved",
