@@ -82,25 +82,17 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
 
     spec_bytes = (root / SPEC).read_bytes()
 
+    seed = _listed(manifest)
+
     def spec_parse() -> Callable[[], object]:
-        # as the pipeline parses it: every string shared (``strings``), the manifest's file
-        # names among them from the start (a library without ``strings`` is timed without)
-        loads = _find("loads_strict", "verifier.json.parse")
-        try:
-            loads(b"{}", strings={})
-        except TypeError:
-            return lambda: loads(spec_bytes)
-        seed = {}
-        for line in manifest.decode("utf-8", "replace").splitlines():
-            name = line[66:] if len(line) > 66 and line[64:66] in ("  ", " *") else ""
-            seed[name] = name
-        return lambda: loads(spec_bytes, strings=dict(seed))
+        loads = _shared_loads()
+        return lambda: loads(spec_bytes, dict(seed))
 
     part("manifest parse", manifest_parse)
     part("scope walk", walk)
     part("spec strict parse", spec_parse)
     try:
-        _evaluation(root, spec_bytes, repeat, seconds)
+        _evaluation(root, spec_bytes, seed, repeat, seconds)
     except Exception as exc:  # the library's functions moved or changed: say so, time the rest
         for label in ("spec plan", "assertion evaluation"):
             if label not in seconds:
@@ -108,10 +100,34 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
     return out
 
 
-def _evaluation(root: Path, spec_bytes: bytes, repeat: int, seconds: dict[str, Any]) -> None:
-    """Planning from the parsed spec, then every assertion evaluated over the values the
-    plan says each record yields (extracted here, untimed)."""
+def _listed(manifest: bytes) -> dict[str, str]:
+    """The manifest's file names, each its own key and value: the strings a run's spec
+    parse starts from (the spec's file names are then the manifest's own strings)."""
+    seed: dict[str, str] = {}
+    for line in manifest.decode("utf-8", "replace").splitlines():
+        name = line[66:] if len(line) > 66 and line[64:66] in ("  ", " *") else ""
+        seed[name] = name
+    return seed
+
+
+def _shared_loads() -> Callable[[bytes, dict[str, str]], tuple[Any, Any]]:
+    """The strict parse as the pipeline runs it on the spec: every string shared
+    (``strings``), the manifest's file names among them from the start; a library whose
+    parse takes no ``strings`` is run without."""
     loads = _find("loads_strict", "verifier.json.parse")
+    try:
+        loads(b"{}", strings={})
+    except TypeError:
+        return lambda data, seed: loads(data)
+    return lambda data, seed: loads(data, strings=seed)
+
+
+def _evaluation(
+    root: Path, spec_bytes: bytes, seed: dict[str, str], repeat: int, seconds: dict[str, Any]
+) -> None:
+    """Planning from the parsed spec (parsed as the pipeline parses it: the spec's strings
+    shared, its file names the manifest's), then every assertion evaluated over the values
+    the plan says each record yields (extracted here, untimed)."""
     needs_of = _find("needs_of", "verifier.plan.spec", "verifier.consistency")
     need_index = _find("NeedIndex", "verifier.plan.needs", "verifier.plan.spec", "verifier.records")
     records_class = _find("Records", "verifier.judge.records", "verifier.records")
@@ -119,7 +135,7 @@ def _evaluation(root: Path, spec_bytes: bytes, repeat: int, seconds: dict[str, A
         "extract", "verifier.inspect.values", "verifier.inspect.record", "verifier.records"
     )
     check = _find("check_consistency", "verifier.judge.consistency", "verifier.consistency")
-    spec, _ = loads(spec_bytes)
+    spec, _ = _shared_loads()(spec_bytes, dict(seed))
     seconds["spec plan"] = _median(lambda: need_index(needs_of(spec)), repeat)
     index = need_index(needs_of(spec))
     store = records_class()
@@ -130,6 +146,7 @@ def _evaluation(root: Path, spec_bytes: bytes, repeat: int, seconds: dict[str, A
         for name in names:
             path = os.path.join(folder, name)
             rel = os.path.relpath(path, root).replace(os.sep, "/")
+            rel = seed.get(rel, rel)  # the manifest's own string, as the run's task names are
             listed.add(rel)
             if rel == SPEC or not rel.endswith(".json"):
                 continue
