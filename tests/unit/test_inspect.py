@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import pickle
 import shutil
 from pathlib import Path
@@ -165,6 +166,9 @@ def test_a_worker_inspecting_valid_records_imports_only_what_inspecting_needs() 
     assert len(facts) == len(tasks) and all(f.error is None for f in facts)
     assert sum(1 for f in facts if f.record is not None and f.record.validated) > 10
     assert all(not f.record.findings for f in facts if f.record is not None)
-    left_out = {"verifier.plan.plan", "verifier.assertions", "referencing", "jsonschema"}
+    left_out = {"verifier.plan.plan", "verifier.assertions"}
+    if os.environ.get("VERIFIER_ENGINE") != "reference":  # (there, it is python-jsonschema)
+        left_out |= {"referencing", "jsonschema"}
+        assert "jsonschema_rs" in loaded
     assert not left_out & set(loaded), sorted(left_out & set(loaded))
-    assert "verifier.plan.task" in loaded and "jsonschema_rs" in loaded
+    assert "verifier.plan.task" in loaded
