@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from verifier.findings import Finding
+from verifier.inspect.apart import on_own_thread
 from verifier.inspect.place import place_in
 from verifier.inspect.schemas import Prepared, _parse
 from verifier.inspect.values import extract
@@ -85,8 +86,11 @@ def process_document(
     del data
     transcript: Sequence[Finding] = _NONE
     checked = 0
-    if prep.validators is not None:
-        more, checked = prep.validators.record(path, value)
+    validators = prep.validators
+    if validators is not None:
+        # on a thread of its own: the fast validator's copy of a large document is let go
+        # with the thread, not kept to the end of the run (see verifier.inspect.apart)
+        more, checked = on_own_thread(lambda: validators.record(path, value))
         found.extend(more)
         transcript = check_transcript_record(path, value) or _NONE
     return RecordResult(found or _NONE, transcript, True, checked, None), value
