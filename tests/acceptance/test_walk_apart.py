@@ -19,6 +19,7 @@ import verifier.plan.records
 import verifier.sources.directory
 from tests.acceptance.test_executors_differential import _generate
 from verifier.pipeline import Options, run
+from verifier.sources.interface import Kind
 from verifier.views.check import CHECK as FORMATS
 
 CASES = 40
@@ -173,3 +174,48 @@ def test_files_walked_apart_have_no_size_and_none_is_looked_up(
     assert looked == []
     assert source.size_hint("manifest.sha256") > 0  # outside the walked folders: looked up
     assert len(looked) == 1
+
+
+def test_a_walk_of_more_than_one_part_comes_back_whole_and_in_order(tmp_path: Path) -> None:
+    """The child writes its walk a part at a time (never holding it whole): a folder of
+    more entries than a part, beside an empty one and a second folder, comes back as the
+    walk run here gives it."""
+    root = tmp_path / "many"
+    many = root / "a" / "many"
+    many.mkdir(parents=True)
+    count = verifier.sources.directory._WALK_PART * 2 + 3
+    for i in range(count):
+        (many / f"f{i:05d}").write_bytes(b"")
+    (root / "a" / "empty").mkdir()
+    (root / "b").mkdir()
+    (root / "b" / "one").write_bytes(b"1")
+    here = verifier.sources.directory.DirectorySource(str(root))
+    expected = [list(here.walk(folder)) for folder in ("a", "b")]
+    source = verifier.sources.directory.DirectorySource(str(root))
+    got = source.walk_apart(["a", "b"]).result()
+    assert got == expected
+    assert len(got[0]) == count and got[1] == [("b/one", Kind.FILE)]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        [("part", 0, [("x", None)])],  # cut short: no end
+        [("end", 1, {})],  # fewer folders than asked for
+        [("part", 2, []), ("end", 2, {})],  # a folder that was not asked for
+        [("part", 0, "x"), ("end", 2, {})],  # not a list of entries
+        [("other", 0, []), ("end", 2, {})],
+        [("end", 2, [])],  # errors that are not a mapping
+    ],
+    ids=["no-end", "fewer", "index", "entries", "kind", "errors"],
+)
+def test_a_walk_written_otherwise_is_not_believed(written: list[object]) -> None:
+    import io
+    import pickle
+
+    out = io.BytesIO(b"".join(pickle.dumps(item) for item in written))
+    try:
+        got = verifier.sources.directory._read_walk(out, 2)
+    except EOFError:
+        got = None  # (result() walks here on any exception)
+    assert got is None

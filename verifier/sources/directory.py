@@ -267,10 +267,10 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
 class _ChildWalk(PendingWalk):
     """:meth:`DirectorySource.walk` of some folders, run by a child process (a fresh
     interpreter running :func:`walk_child`, as a processes executor's worker is started:
-    nothing of this process is inherited) while this one goes on. The child writes one
-    pickle to its standard output: each folder's list of (name, kind), the sizes and the
-    walk errors it learnt. Anything wrong with the child (it could not start, died, or wrote
-    something else) and the folders are walked here instead.
+    nothing of this process is inherited) while this one goes on. The child writes to its
+    standard output each folder's (name, kind) entries, a part at a time as it walks, then
+    the walk errors it learnt (it takes no sizes). Anything wrong with the child (it could
+    not start, died, or wrote something else) and the folders are walked here instead.
 
     Its output goes to an unnamed temporary file, not a pipe: the child ends as soon as it
     has written, rather than wait, holding its walk, until this process asks for the result
@@ -300,23 +300,21 @@ class _ChildWalk(PendingWalk):
     def result(self) -> list[list[tuple[str, Kind]]]:
         proc, self.proc = self.proc, None
         out, self._out = self._out, None
-        got: Any = None
+        got: tuple[list[list[tuple[str, Kind]]], dict[str, str]] | None = None
         if proc is not None and out is not None:
             try:
                 if proc.wait() == 0:
                     out.seek(0)
-                    got = pickle.loads(out.read())  # our own child's, never the archive's
+                    got = _read_walk(out, len(self.folders))
             except Exception:  # anything at all: walk here instead
                 got = None
             finally:
                 _stop(proc)
                 out.close()
         source = self.source
-        if not (isinstance(got, tuple) and len(got) == 3 and len(got[0]) == len(self.folders)):
+        if got is None:
             return [list(source.walk(folder)) for folder in self.folders]
-        walks: list[list[tuple[str, Kind]]] = got[0]
-        _, sizes, errors = got
-        source._sizes.update(sizes)
+        walks, errors = got
         source.walk_errors.update(errors)
         # the child took no sizes (walk_child)
         source._unsized += tuple(f"{folder}/" if folder else "" for folder in self.folders)
@@ -341,18 +339,46 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+_WALK_PART = 4096  # entries per part the walk's child writes
+
+
+def _read_walk(
+    out: IO[bytes], folders: int
+) -> tuple[list[list[tuple[str, Kind]]], dict[str, str]] | None:
+    """The walk :func:`walk_child` wrote to ``out`` (our own child's, never the archive's):
+    each folder's entries, part after part, then the walk's errors; ``None`` unless it is
+    all there, in that form."""
+    walks: list[list[tuple[str, Kind]]] = [[] for _ in range(folders)]
+    while True:
+        what, index, part = pickle.load(out)
+        if what == "end":  # (index: how many folders it walked; part: the errors)
+            return (walks, part) if index == folders and isinstance(part, dict) else None
+        if not (what == "part" and type(index) is int and 0 <= index < folders):
+            return None
+        if not isinstance(part, list):
+            return None
+        walks[index].extend(part)
+
+
 def walk_child() -> None:
     """The child of :class:`_ChildWalk`: read (root, folders) from standard input, walk each
     folder as :meth:`DirectorySource.walk` does, write the pickle to standard output."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
     root, folders = pickle.loads(sys.stdin.buffer.read())
     source = DirectorySource(root, sizes=False)
-    walks = [list(source.walk(folder)) for folder in folders]
-    # written as it is pickled (in frames), never held whole beside the walk
-    pickle.dump(
-        (walks, source._sizes, source.walk_errors), sys.stdout.buffer, pickle.HIGHEST_PROTOCOL
-    )
-    sys.stdout.buffer.flush()
+    out = sys.stdout.buffer
+    # written in parts as it goes, never held whole (at 100,000 records the whole walk was
+    # 25 MB, held while the parent parsed and validated the spec, the run's peak)
+    for index, folder in enumerate(folders):
+        part: list[tuple[str, Kind]] = []
+        for entry in source.walk(folder):
+            part.append(entry)
+            if len(part) == _WALK_PART:
+                pickle.dump(("part", index, part), out, pickle.HIGHEST_PROTOCOL)
+                part = []
+        pickle.dump(("part", index, part), out, pickle.HIGHEST_PROTOCOL)
+    pickle.dump(("end", len(folders), source.walk_errors), out, pickle.HIGHEST_PROTOCOL)
+    out.flush()
     # written and flushed: end now, without freeing the walk object by object (the parent
     # waits for this exit before it reads the result)
     os._exit(0)
