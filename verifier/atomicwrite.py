@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 
@@ -68,17 +68,20 @@ def pieces(text: str) -> Iterator[bytes]:
         yield chunk.encode("utf-8")
 
 
-def _write_all(handle: BinaryIO, data: bytes | str) -> None:
+def _write_all(handle: BinaryIO, data: bytes | str | Iterable[str]) -> None:
     if isinstance(data, bytes):
         handle.write(data)
         return
-    for piece in pieces(data):
-        handle.write(piece)
+    for text in (data,) if isinstance(data, str) else data:
+        for piece in pieces(text):
+            handle.write(piece)
 
 
-def write_atomic(target: str | os.PathLike[str], data: bytes | str) -> None:
-    """Write ``data`` to ``target`` whole (a text as UTF-8, encoded a piece at a time);
-    raises ``OSError`` as the system reports it."""
+def write_atomic(target: str | os.PathLike[str], data: bytes | str | Iterable[str]) -> None:
+    """Write ``data`` to ``target`` whole (a text as UTF-8, encoded a piece at a time; or a
+    text's parts, written as they are made: the file appears only once the last is
+    written); raises ``OSError`` as the system reports it, and whatever making a part
+    raises, with nothing left behind."""
     path = os.fspath(target)
     if _stream_target(path):
         fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))

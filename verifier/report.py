@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -382,14 +383,18 @@ class Report:
         return [{**f.to_dict(), "stage": f.stage.value} for f in self.findings]
 
     def to_dict(self) -> dict[str, Any]:
-        out = self._to_dict()
-        if self.acceptance is not None:
-            out["acceptance"] = self.acceptance.to_dict()
-        if self.configuration is not None:
-            out["configuration"] = self.configuration
+        out, lists = self.to_dict_parts()
+        for key, make in lists.items():
+            out[key] = list(make())
         return out
 
-    def _to_dict(self) -> dict[str, Any]:
+    def to_dict_parts(
+        self,
+    ) -> tuple[dict[str, Any], dict[str, Callable[[], Iterator[dict[str, Any]]]]]:
+        """:meth:`to_dict` in two parts: the dict with an empty list at each key whose list
+        grows with the archive (its files, its assertions), and for each such key what
+        makes its items, one at a time (a large report's JSON is written as they come,
+        :func:`verifier.views.clean.dumps_clean_parts`, never held whole)."""
         out: dict[str, Any] = {
             "reportVersion": REPORT_VERSION,
             "tool": {"name": "verify-evidence", "version": self.tool_version},
@@ -403,11 +408,20 @@ class Report:
                 **self.authenticity.to_dict(),
                 "signatures": [c.to_dict() for c in self.signatures],
             },
-            "assertions": [a.to_dict() for a in self.assertions],
-            "files": [f.to_dict() for f in sorted(self.files, key=lambda f: f.path)],
+            "assertions": [],
+            "files": [],
         }
         if self.source is not None:
             out["source"] = dict(self.source)
         if self.manifest_sha256 is not None:
             out["manifestSha256"] = self.manifest_sha256
-        return out
+        if self.acceptance is not None:
+            out["acceptance"] = self.acceptance.to_dict()
+        if self.configuration is not None:
+            out["configuration"] = self.configuration
+        assertions, files = self.assertions, self.files
+        lists: dict[str, Callable[[], Iterator[dict[str, Any]]]] = {
+            "assertions": lambda: (a.to_dict() for a in assertions),
+            "files": lambda: (f.to_dict() for f in sorted(files, key=lambda f: f.path)),
+        }
+        return out, lists

@@ -8,6 +8,7 @@ import os
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,3 +84,24 @@ def test_a_text_is_written_as_its_utf8_a_piece_at_a_time(
     assert target.read_bytes() == text.encode("utf-8")
     output.write(None, text)
     assert capfdbinary.readouterr().out == text.encode("utf-8")
+
+
+def test_a_text_in_parts_is_written_as_they_come_and_whole_or_not_at_all(
+    tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    from verifier.commands import output
+
+    target = tmp_path / "out.json"
+    write_atomic(target, iter(["{", '"é": ', "1}", "\n"]))
+    assert target.read_bytes() == '{"é": 1}\n'.encode()
+    output.write(None, iter(["a", "€", "\n"]))
+    assert capfdbinary.readouterr().out == "a€\n".encode()
+
+    def failing() -> Any:
+        yield "{"
+        raise RuntimeError("a part could not be made")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, failing())
+    assert target.read_bytes() == '{"é": 1}\n'.encode()  # the old file, untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # nothing left behind

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -266,19 +267,24 @@ def check(
         report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
         report.fail_on = threshold(fail_on)
         announce_report(progress)
-        rendered: list[tuple[str, Path | None, str | None]] = []
+        rendered: list[tuple[str, Path | None, str | Iterator[str] | None]] = []
         for name, path in pairs:
             if quiet and path is None:
                 continue
             if name == Format.AUTO and path is None and use_rich(True, no_color, color):
                 rendered.append((name, path, None))  # drawn once the progress is gone
                 continue
-            text = CHECK["text" if name == Format.AUTO else name](report)
             if name == "in-toto" and attest_key is not None:
                 from verifier.authenticity.dsse import wrap
 
-                text = wrap(text.encode(), attest_key).decode()
-            rendered.append((name, path, text))
+                text = wrap(CHECK["in-toto"](report).encode(), attest_key).decode()
+                rendered.append((name, path, text))
+                continue
+            # made a part at a time as it is written, below: a large report's JSON is
+            # never held whole
+            rendered.append(
+                (name, path, CHECK.parts("text" if name == Format.AUTO else name)(report))
+            )
     for _, destination, body in rendered:
         if body is None:
             from verifier.views.check.rich_view import show

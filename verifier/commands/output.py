@@ -139,12 +139,14 @@ def plan(
     return pairs
 
 
-def write(path: Path | None, text: str) -> None:
-    """``text`` to the file ``path`` (whole, see :func:`write_atomic`) or to standard output,
-    encoded a piece at a time: a large report is not held a second time as bytes."""
+def write(path: Path | None, text: str | Iterable[str]) -> None:
+    """``text`` (or a text's parts, as they are made) to the file ``path`` (whole, see
+    :func:`write_atomic`) or to standard output, encoded a piece at a time: a large report
+    is not held a second time as bytes."""
     if path is None:
-        for chunk in chunks(text):
-            sys.stdout.write(chunk)
+        for part in (text,) if isinstance(text, str) else text:
+            for chunk in chunks(part):
+                sys.stdout.write(chunk)
         return
     target = os.fspath(path)
     try:

@@ -2,16 +2,21 @@
 builds its registry with.
 
 A renderer is a function ``render(report) -> str``: one module per output format exports it,
-and it never prints, reads or exits. A :class:`Registry` (the plug-in registry of
-:mod:`verifier.registry`) maps each format's name to where its renderer lives
-(``"module:function"``) and imports that module only when the format is used: the CLI builds
-its ``--format`` choices from :meth:`Registry.choices` at start-up without importing a single
-renderer. Registries are read-only mappings (name -> renderer), in the order the CLI lists
-them.
+and it never prints, reads or exits. A format whose text grows with the archive (the check
+report's JSON) may also export ``render_parts(report)``, the same text in parts, named in its
+registry entry; the CLI writes whatever :meth:`Registry.parts` gives a part at a time.
+
+A :class:`Registry` (the plug-in registry of :mod:`verifier.registry`) maps each format's name
+to where its renderer lives (``"module:function"``) and imports that module only when the
+format is used: the CLI builds its ``--format`` choices from :meth:`Registry.choices` at
+start-up without importing a single renderer. Registries are read-only mappings (name ->
+renderer), in the order the CLI lists them.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, cast
 
@@ -27,6 +32,14 @@ class Renderer(Protocol[R_contra]):
     def __call__(self, report: R_contra, /) -> str: ...
 
 
+class PartsRenderer(Protocol[R_contra]):
+    """The same text in parts, made as they are taken (``"".join`` of them is the
+    renderer's text): a format whose output grows with the archive may also export one, so
+    that the CLI writes a large report a part at a time instead of holding it whole."""
+
+    def __call__(self, report: R_contra, /) -> Iterator[str]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Format:
     """A registry entry: the format's name (its ``--format`` choice), where its renderer lives,
@@ -35,6 +48,7 @@ class Format:
     name: str
     where: str  # "module:function"
     suffix: str
+    parts: str | None = None  # "module:function" of its PartsRenderer, if it has one
 
 
 class Registry(BaseRegistry[Renderer[R]], Generic[R]):
@@ -46,5 +60,15 @@ class Registry(BaseRegistry[Renderer[R]], Generic[R]):
         """The entry of ``name`` (its suffix, where it lives), without importing it."""
         return cast(Format, self.entry(name))
 
+    def parts(self, name: str) -> PartsRenderer[R]:
+        """The format's text in parts: its :class:`PartsRenderer` if it has one, else its
+        whole text as the one part (both imported on first use)."""
+        where = self.format(name).parts
+        if where is None:
+            whole = self[name]
+            return lambda report: iter((whole(report),))
+        module, _, function = where.partition(":")
+        return cast(PartsRenderer[R], getattr(importlib.import_module(module), function))
 
-__all__ = ["Format", "Registry", "Renderer"]
+
+__all__ = ["Format", "PartsRenderer", "Registry", "Renderer"]

@@ -16,7 +16,12 @@ if TYPE_CHECKING:
 CHECK: Registry[Report] = Registry(
     "check",
     Format("text", "verifier.views.check.text:render", ".txt"),
-    Format("json", "verifier.views.check.json_view:render", ".json"),
+    Format(
+        "json",
+        "verifier.views.check.json_view:render",
+        ".json",
+        parts="verifier.views.check.json_view:render_parts",
+    ),
     Format("markdown", "verifier.views.check.markdown:render", ".md"),
     Format("junit", "verifier.views.check.junit:render", ".xml"),
     Format("sarif", "verifier.views.check.sarif:render", ".sarif"),
