@@ -1,12 +1,14 @@
 """Work whose memory should not outlive it, done on a thread of its own.
 
-jsonschema-rs, given ``formats=`` (every validator here is), converts the whole instance to
-its own values before validating it and keeps memory the size of that copy in the state of
-the thread that validated, after the instance and even the validator are gone: about 48 MB
-after the 33 MB assertion spec at 100,000 records, held by the main process to the end of
-the run (measured with glibc's ``mallinfo2``; python's tracemalloc cannot see it). A thread's
-state ends with the thread, so a large document is validated on a short-lived one; what the
-allocator then holds free for it is handed back to the system (:func:`release_freed`)."""
+jsonschema-rs, given ``formats=`` (a validator whose schema may reach a ``format``,
+:func:`verifier.schema.format_policy.may_assert_format`), converts the whole instance to its
+own values before validating it and keeps memory the size of that copy in the state of the
+thread that validated, after the instance and even the validator are gone: about 48 MB after
+the 33 MB assertion spec at 100,000 records (while its schema was given formats), held by the
+main process to the end of the run (measured with glibc's ``mallinfo2``; python's
+tracemalloc cannot see it). A thread's state ends with the thread, so a large document is
+validated on a short-lived one; what the allocator then holds free for it is handed back to
+the system (:func:`release_freed`)."""
 
 from __future__ import annotations
 

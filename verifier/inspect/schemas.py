@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from verifier.findings import Finding
 from verifier.json.parse import escape_token, loads_strict
 from verifier.schema import bounded_regex
-from verifier.schema.format_policy import fast_formats, format_checker
+from verifier.schema.format_policy import fast_formats, format_checker, may_assert_format
 from verifier.schema.reference_engine import install as install_ecma_patterns
 from verifier.schema.reference_engine import meta_problems
 from verifier.schema.walk import Subschema, subschemas
@@ -276,11 +276,15 @@ class Validators:
         try:
             import jsonschema_rs
 
+            schema = self.docs[schema_path]
+            # no format reachable: none given, so the instance is read where it lies rather
+            # than converted whole first (see may_assert_format)
+            formats = may_assert_format(schema, self._resources)
             validator = jsonschema_rs.validator_for(
-                self.docs[schema_path],
+                schema,
                 retriever=self._retrieve_fast,
-                validate_formats=True,
-                formats=fast_formats(),
+                validate_formats=formats,
+                formats=fast_formats() if formats else None,
                 pattern_options=bounded_regex.fast_engine_options(),
             )
         except Exception:
