@@ -77,3 +77,52 @@ def test_a_schema_finding_is_left_for_the_report_to_place() -> None:
     assert codes and all(code == "schema.invalid" and line is None for code, line in codes)
     placed, _ = process_record(prep, SPEC, text, (), True, {})
     assert [f.code for f in placed.findings] == [f.code for f in result.findings]
+
+
+def test_the_bytes_are_let_go_once_decoded_before_the_objects_are_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Handed to the parse (``Given``), a document's bytes are held by no frame once they
+    are decoded: json.loads builds its objects from the text alone (a 33 MB spec: its bytes,
+    its text and its objects were all held at once, the parse's peak)."""
+    import json
+
+    prep = _bundle()
+    data = (ROOT / SPEC).read_bytes()
+    size = len(data)
+    pending = {SPEC: data}
+    del data
+    seen: list[list[str]] = []
+    loads = json.loads
+
+    def watching(text: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(text, str) and len(text) == size:  # (the spec is ASCII)
+            held = []
+            frame: FrameType | None = sys._getframe(1)
+            while frame is not None:
+                held += [
+                    f"{frame.f_code.co_name}:{name}"
+                    for name, v in frame.f_locals.items()
+                    if isinstance(v, bytes) and len(v) == size
+                ]
+                frame = frame.f_back
+            seen.append(held)
+        return loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", watching)
+    result, value = process_document(prep, SPEC, pending, {})
+    assert seen == [[]]
+    assert result.parsed and isinstance(value, dict) and value["assertions"]
+
+
+def test_a_repeated_key_in_a_document_is_left_for_the_report_to_place() -> None:
+    prep = _bundle()
+    text = (
+        b'{\n  "$schema": "https://verifier.invalid/schemas/assertion-spec.schema.json",\n'
+        b'  "assertions": [],\n  "assertions": []\n}\n'
+    )
+    result, _ = process_document(prep, SPEC, {SPEC: text}, {})
+    found = [(f.code, f.pointer, f.line) for f in result.findings]
+    assert ("record.duplicate-key", "", None) in found
+    placed, _ = process_record(prep, SPEC, text, (), True, {})
+    assert [f.code for f in placed.findings] == [f.code for f in result.findings]

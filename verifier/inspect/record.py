@@ -11,6 +11,7 @@ from verifier.inspect.apart import on_own_thread
 from verifier.inspect.place import place_in
 from verifier.inspect.schemas import Prepared, _parse
 from verifier.inspect.values import extract
+from verifier.json.parse import Given
 from verifier.plan.needs import Extracted, Wants
 from verifier.transcripts.archive import check_container_file, check_transcript_record
 
@@ -71,19 +72,18 @@ def process_document(
 ) -> tuple[RecordResult, Any]:
     """A document kept for the whole run (the assertion spec, the case catalogue): as
     :func:`process_record` with ``keep``, but its bytes, taken out of ``pending`` (which must
-    be the only thing holding them), are let go once it is parsed, before it is validated:
-    a large spec's bytes (33 MB at 100,000 records) are not held beside its objects and the
-    schema validator's own copy of them, the run's peak. Its parse's findings are placed from
-    the bytes in hand; its schema's and its transcript's are placed once the report is
-    judged, from a second read checked against the digest of the first
-    (:mod:`verifier.inspect.locate`), as the judges' findings are."""
-    data = pending.pop(path)
+    be the only thing holding them), are handed to the parse, which lets them go once they
+    are decoded, before the objects are built from the text: a large spec's bytes (33 MB at
+    100,000 records) are not held beside its text and its objects, the run's peak. Its
+    findings at a pointer (a repeated key, its schema's, its transcript's) are placed once
+    the report is judged, from a second read checked against the digest of the first
+    (:mod:`verifier.inspect.locate`), as the judges' findings are; those of a parse that
+    failed carry their line already."""
     findings: list[Finding] = []
-    value = _parse(path, data, findings, strings)
+    value = _parse(path, Given(pending.pop(path)), findings, strings)
     if value is None or not prep.validate:
-        return process_record(prep, path, data, (), True, strings, parsed=(value, findings))
-    found: list[Finding] = place_in(data, findings) if findings else []
-    del data
+        return process_record(prep, path, b"", (), True, strings, parsed=(value, findings))
+    found: list[Finding] = findings
     transcript: Sequence[Finding] = _NONE
     checked = 0
     validators = prep.validators

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from verifier.findings import Finding
-from verifier.json.parse import escape_token, loads_strict
+from verifier.json.parse import Given, escape_token, loads_strict
 from verifier.schema import bounded_regex
 from verifier.schema.format_policy import fast_formats, format_checker, may_assert_format
 from verifier.schema.reference_engine import install as install_ecma_patterns
@@ -487,10 +487,11 @@ def _meta_valid_fast(schema: Any) -> bool:
 
 
 def _parse(
-    path: str, data: bytes, findings: list[Finding], strings: dict[str, str] | None = None
+    path: str, data: bytes | Given, findings: list[Finding], strings: dict[str, str] | None = None
 ) -> Any:
     """Strict JSON from the hashed bytes; problems become findings, ``None`` if unusable
-    (``strings``: see :func:`~verifier.json.parse.loads_strict`)."""
+    (``strings``, and bytes handed over as :class:`~verifier.json.parse.Given`: see
+    :func:`~verifier.json.parse.loads_strict`)."""
     value, problems = loads_strict(data, strings=strings)
     findings.extend(
         Finding(p.code, path, p.message, pointer=p.pointer, line=p.line) for p in problems

@@ -261,8 +261,23 @@ def _plain(data: bytes) -> Any:
     return value
 
 
+class Given:
+    """Bytes handed over to the parse: it takes them out (:meth:`take`), so once they are
+    decoded nothing holds them (a 33 MB spec's bytes are not held beside its text and the
+    objects built from it, the parse's peak). The one who gives them keeps no reference."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def take(self) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+
 def loads_strict(
-    data: bytes, keep_spelling: bool = False, strings: dict[str, str] | None = None
+    data: bytes | Given, keep_spelling: bool = False, strings: dict[str, str] | None = None
 ) -> tuple[Any, list[JsonProblem]]:
     """Parse ``data``; returns the value (``None`` if unusable) and the problems found.
 
@@ -275,7 +290,12 @@ def loads_strict(
     is held once. Keys are shared already (the decoder's own memo); the value is the same.
 
     Without either, a text :func:`_plain` clears is parsed by orjson (a record in a worker:
-    about half the time); the value and the (absent) problems are the same."""
+    about half the time); the value and the (absent) problems are the same.
+
+    ``data`` :class:`Given`: the bytes are let go once decoded, before the objects are built."""
+    if type(data) is Given:
+        return _strict(data.take(), keep_spelling, strings)  # (its only reference from here)
+    assert isinstance(data, bytes)
     if not keep_spelling and strings is None:
         plain = _plain(data)
         if plain is not _NOT_PLAIN:
@@ -329,6 +349,10 @@ def _strict(
                 built[key] = shared(value, value)
         return built
 
+    # what the checks below need of the bytes, taken before they are let go: the openers,
+    # and with many of them the depth of the text (used only if it parses)
+    openers = data.count(b"{") + data.count(b"[")
+    text_depth = _text_depth(data) if openers > MAX_DEPTH else 0
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -336,6 +360,7 @@ def _strict(
         return None, [
             JsonProblem("record.invalid-json", f"Invalid UTF-8 at byte {exc.start}.", line=line)
         ]
+    del data  # (the last reference, when the caller handed it over: see Given)
     try:
         value = json.loads(
             text,
@@ -363,12 +388,12 @@ def _strict(
         return None, [JsonProblem("record.invalid-json", f"Not JSON: {exc}.")]
     del text  # (parsed: not held beside the value while it is checked below)
     numbers = _unrepresentable(value) if odd_numbers else []
-    if not repeated and data.count(b"{") + data.count(b"[") <= MAX_DEPTH:
+    if not repeated and openers <= MAX_DEPTH:
         # No object repeated a key, and fewer openers than the limit: nothing to walk for.
         return value, numbers
     # Many openers, or a repeated key: measure the depth; name the repeats (with pointers)
     # only if there are any.
-    depth, dups = _depth_and_dups(value) if repeated else (_text_depth(data), [])
+    depth, dups = _depth_and_dups(value) if repeated else (text_depth, [])
     if depth > MAX_DEPTH:
         return None, [
             JsonProblem(
