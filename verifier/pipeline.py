@@ -92,7 +92,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
         plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
     )
     plan.signed = b""
-    facts = Facts()
+    facts = Facts(plan.expected_of())
     _digest_preread(plan, facts)
     # the schemas and documents first, here: the bundle and what every record must yield
     announce(options.progress, "schemas")

@@ -338,3 +338,90 @@ def test_a_record_without_findings_holds_no_list_of_its_own() -> None:
     first, _ = process_record(prep, "a.json", data, ())
     second, _ = process_record(prep, "b.json", data, ())
     assert first.transcript == () and first.transcript is second.transcript
+
+
+def test_a_plain_record_is_held_as_its_values_alone_and_judged_the_same() -> None:
+    """The main process holds a plain record's result (parsed, validated against one
+    schema, nothing found) as its extracted values, flat; any other result as it is. The
+    result comes back the same, and the validity stage and the value store judge a mix of
+    both as they judge the results themselves."""
+    import sys
+
+    from verifier.findings import Finding
+    from verifier.inspect.record import RecordResult, held_form, judged_form
+    from verifier.inspect.values import Unresolved
+    from verifier.judge.records import Records
+    from verifier.judge.validity import check_validity
+    from verifier.plan.needs import flat, flat_get
+
+    values = {"/id": "pi_1", "#/items": 2, "/items": [1, 2], "/gone": Unresolved("no /gone")}
+    plain = RecordResult((), (), True, 1, values)
+    held = held_form(plain)
+    assert type(held) is tuple and held == flat(values)
+    assert judged_form(held) == plain._replace(extracted=held)  # (its values still flat)
+    assert sys.getsizeof(held) < sys.getsizeof(values)
+    assert [flat_get(held, k, "none") for k in (*values, "/other")] == [*values.values(), "none"]
+    nothing = RecordResult((), (), True, 1, None)
+    assert held_form(nothing) == () and judged_form(()) == nothing
+    finding = Finding("schema.invalid", "b.json", "It is not valid.", pointer="/id")
+    others = [
+        RecordResult([finding], (), True, 1, {"/id": "x"}),  # a finding
+        RecordResult((), [finding], True, 1, None),  # a transcript finding
+        RecordResult((), (), False, 0, None),  # not parsed
+        RecordResult((), (), True, 0, {"/id": "y"}),  # no schema checked
+    ]
+    assert all(held_form(r) is r for r in others)
+
+    from verifier.inspect.schemas import Prepared
+
+    prep = Prepared(True, "schemas", schema_count=1)
+    results = {"a.json": plain, "b.json": others[0], "c.json": others[1], "d.json": others[2]}
+    results |= {"e.json": others[3], "f.json": nothing}
+    whole_store, held_store = Records(), Records()
+    whole = check_validity(prep, results, whole_store)
+    compact = check_validity(prep, {p: held_form(r) for p, r in results.items()}, held_store)
+    assert whole.stage.to_dict() == compact.stage.to_dict()
+    assert whole.stage.counts["validated"] == 4 and len(whole.stage.findings) == 2
+    for path in ("a.json", "b.json", "e.json"):
+        for pointer in ("/id", "/other"):
+            assert whole_store.quick_value(path, pointer) is held_store.quick_value(path, pointer)
+    assert held_store.quick_length("a.json", "/items") == 2 == held_store.length("a.json", "/items")
+    assert (
+        list(held_store) == list(whole_store) == ["a.json", "b.json", "c.json", "e.json", "f.json"]
+    )
+
+
+def test_a_file_read_as_listed_is_held_as_its_size_and_its_digest_comes_back() -> None:
+    """A file whose digest is the one its manifest lists, with nothing else to say, is held
+    as its size: the SHA-256 is the plan's own string, given back whole when asked for.
+    Anything else (a variant, a further algorithm, a digest the plan does not give for that
+    name, no plan at all) is held as it came."""
+    import sys
+
+    from verifier.inspect.digest import Digest
+    from verifier.inspect.gather import HeldDigests
+
+    listed = {"a.json": "a" * 64, "b.txt": "b" * 64}
+    held = HeldDigests(listed.get)
+    plain = Digest("", 10)  # (AS_EXPECTED: the worker's mark for "as listed")
+    held.hold("a.json", plain, listed["a.json"])
+    assert held["a.json"] == Digest("a" * 64, 10) and held["a.json"].sha256 is listed["a.json"]
+    assert sys.getsizeof(held._held["a.json"]) < sys.getsizeof(held["a.json"])
+    variant = Digest("", 11, "c" * 64, None)
+    held.hold("b.txt", variant, listed["b.txt"])
+    assert held["b.txt"] == Digest("b" * 64, 11, "c" * 64, None)
+    other = "b" * 63 + "c"  # not the string the plan gives this name
+    held.hold("a.json", plain, other)
+    assert held["a.json"].sha256 == other
+    held["x.bin"] = Digest("d" * 64, 3)  # read for a hint: as it came
+    assert dict(held) == {
+        "a.json": Digest(other, 10),
+        "b.txt": Digest("b" * 64, 11, "c" * 64, None),
+        "x.bin": Digest("d" * 64, 3),
+    }
+    assert "x.bin" in held and held.pop("x.bin") == Digest("d" * 64, 3) and len(held) == 2
+    held.clear()
+    assert not held
+    alone = HeldDigests()  # no plan: nothing held by size
+    alone.hold("a.json", plain, listed["a.json"])
+    assert alone._held["a.json"] == Digest("a" * 64, 10)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from verifier.execute import create
@@ -17,6 +17,7 @@ from verifier.execute.interface import BATCH_ITEMS
 from verifier.inspect import inspect as inspecting
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
+from verifier.inspect.record import held_form
 from verifier.plan.plan import Tasks, weight
 from verifier.plan.task import FileTask
 from verifier.sources.capabilities import ReadChecks, WorkerReads
@@ -27,14 +28,72 @@ if TYPE_CHECKING:
     from verifier.plan.options import Options
 
 
+class HeldDigests(MutableMapping[str, Digest]):
+    """Each file's :class:`Digest` by name. A file read as its manifest lists it, with no
+    line-ending variant and no further algorithm (nearly every file), is held as its size
+    alone: its SHA-256 is the plan's own string, looked up again when it is asked for
+    (``expected``: :meth:`verifier.plan.plan.Plan.expected_of`). A Digest is 88 bytes, once
+    per file from the records phase until integrity is judged (8.8 MB at 100,000 files)."""
+
+    __slots__ = ("_expected", "_held")
+
+    def __init__(self, expected: Callable[[str], str | None] | None = None) -> None:
+        self._held: dict[str, Digest | int] = {}
+        self._expected = expected
+
+    def hold(self, name: str, digest: Digest, expected: str) -> None:
+        """Keep ``digest``, whose SHA-256 is ``expected``, the one the plan gives ``name``."""
+        if (
+            type(digest.size) is int
+            and digest.crlf is None
+            and digest.lf is None
+            and not digest.others
+            and self._expected is not None
+            and self._expected(name) is expected  # (what __getitem__ will give back)
+        ):
+            self._held[name] = digest.size
+        else:
+            self._held[name] = tuple.__new__(Digest, (expected, *digest[1:]))
+
+    def __getitem__(self, name: str) -> Digest:
+        held = self._held[name]
+        if type(held) is not int:
+            assert isinstance(held, Digest)
+            return held
+        assert self._expected is not None
+        sha256 = self._expected(name)
+        assert sha256 is not None, name  # (held by size only when the plan gave one)
+        return tuple.__new__(Digest, (sha256, held, None, None, ()))
+
+    def __setitem__(self, name: str, digest: Digest) -> None:
+        self._held[name] = digest
+
+    def __delitem__(self, name: str) -> None:
+        del self._held[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._held
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def clear(self) -> None:
+        self._held.clear()
+
+
 class Facts:
     """What the main process keeps of the files inspected: digests, read errors, and each
-    record's result; a document's or schema's bytes only until the plan has parsed them."""
+    record's result; a document's or schema's bytes only until the plan has parsed them.
+    ``expected``: the plan's expected SHA-256 of a file (see :class:`HeldDigests`)."""
 
-    def __init__(self) -> None:
-        self.digests: dict[str, Digest] = {}
+    def __init__(self, expected: Callable[[str], str | None] | None = None) -> None:
+        self.digests = HeldDigests(expected)
         self.errors: dict[str, str] = {}
-        self.records: dict[str, Any] = {}  # record path inside the content root -> result
+        # record path inside the content root -> its result, held compact (held_form)
+        self.records: dict[str, Any] = {}
         self.held: dict[str, bytes] = {}
         self.pids: set[int] = set()  # the processes that inspected the plan's tasks
         self.executors: list[dict[str, Any]] = []  # what each inspection pass ran on
@@ -53,10 +112,11 @@ class Facts:
         assert digest is not None
         if digest.sha256 == AS_EXPECTED:  # as listed: the plan's own string, held once
             assert task.expected is not None
-            digest = Digest(task.expected, digest.size, digest.crlf, digest.lf, digest.others)
-        self.digests[task.name] = digest
+            self.digests.hold(task.name, digest, task.expected)
+        else:
+            self.digests[task.name] = digest
         if facts.record is not None and task.record is not None:
-            self.records[task.record] = facts.record
+            self.records[task.record] = held_form(facts.record)
         if facts.data is not None:
             self.held[task.name] = facts.data
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
 from verifier.json.pointer import EvalError, resolve_pointer
-from verifier.plan.needs import Extracted, Need, NeedIndex
+from verifier.plan.needs import Extracted, Flat, Need, NeedIndex, flat, flat_get
 from verifier.plan.packed import PackedDocument
 
 
@@ -32,7 +32,7 @@ class Records:
     def __init__(self) -> None:
         self._parsed: set[str] = set()
         self._documents: dict[str, Any] = {}
-        self._extracted: dict[str, Extracted] = {}
+        self._extracted: dict[str, Flat] = {}  # (each held flat: see Flat)
 
     @classmethod
     def of(cls, documents: dict[str, Any], needs: Iterable[Need] | None = None) -> Records:
@@ -47,14 +47,16 @@ class Records:
                 out.add(path, extract(value, index.wants(path)))
         return out
 
-    def add(self, path: str, extracted: Extracted | None = None, document: Any = None) -> None:
+    def add(
+        self, path: str, extracted: Extracted | Flat | None = None, document: Any = None
+    ) -> None:
         self._parsed.add(path)
         if document is not None:
             self._documents[path] = document
         if extracted:
-            self._extracted[path] = extracted
+            self._extracted[path] = flat(extracted)
 
-    def add_unseen(self, items: Iterable[tuple[str, Extracted | None]]) -> None:
+    def add_unseen(self, items: Iterable[tuple[str, Extracted | Flat | None]]) -> None:
         """:meth:`add` of each ``(path, extracted)`` whose path is not in yet (no document),
         in order: many records at once, without a call each."""
         parsed, kept = self._parsed, self._extracted
@@ -62,7 +64,7 @@ class Records:
             if path not in parsed:
                 parsed.add(path)
                 if extracted:
-                    kept[path] = extracted
+                    kept[path] = extracted if type(extracted) is tuple else flat(extracted)
 
     def rebased(self, prefix: str) -> Records:
         """The same records, with ``prefix/`` before every path (none for an empty prefix)."""
@@ -89,7 +91,7 @@ class Records:
         }
         return out
 
-    def replaced(self, path: str, extracted: Extracted | None) -> Records:
+    def replaced(self, path: str, extracted: Extracted | Flat | None) -> Records:
         """The same records with what was extracted from ``path`` replaced (a record read
         again, changed: ``verify-evidence coverage --mutate``). The others are shared."""
         out = Records()
@@ -97,7 +99,7 @@ class Records:
         out._documents = self._documents
         out._extracted = dict(self._extracted)
         if extracted:
-            out._extracted[path] = extracted
+            out._extracted[path] = flat(extracted)
         else:
             out._extracted.pop(path, None)
         return out
@@ -134,7 +136,7 @@ class Records:
         Raises :class:`EvalError` if it resolves to nothing."""
         if path in self._documents:
             return resolve_pointer(self.document(path), pointer)
-        got = self._extracted.get(path, {}).get(pointer, _NOT_EXTRACTED)
+        got = flat_get(self._extracted.get(path, ()), pointer, _NOT_EXTRACTED)
         return self._value(path, pointer, got)
 
     def length(self, path: str, pointer: str) -> int | None:
@@ -143,10 +145,11 @@ class Records:
         if path in self._documents:
             value = resolve_pointer(self.document(path), pointer)
             return len(value) if isinstance(value, list) else None
-        extracted = self._extracted.get(path, {})
-        got = extracted.get("#" + pointer, _NOT_EXTRACTED)
-        if got is _NOT_EXTRACTED and pointer in extracted:
-            value = self._value(path, pointer, extracted[pointer])
+        extracted = self._extracted.get(path, ())
+        got = flat_get(extracted, "#" + pointer, _NOT_EXTRACTED)
+        whole = flat_get(extracted, pointer, _NOT_EXTRACTED) if got is _NOT_EXTRACTED else got
+        if got is _NOT_EXTRACTED and whole is not _NOT_EXTRACTED:
+            value = self._value(path, pointer, whole)
             return len(value) if isinstance(value, list) else None
         count = self._value(path, pointer, got)
         return None if count == NOT_AN_ARRAY else int(count)
@@ -160,7 +163,7 @@ class Records:
         extracted = self._extracted.get(path)
         if extracted is None:
             return MISS
-        got = extracted.get(pointer, MISS)
+        got = flat_get(extracted, pointer, MISS)
         return MISS if type(got) is Unresolved else got
 
     def quick_length(self, path: str, pointer: str) -> Any:
@@ -171,9 +174,9 @@ class Records:
         extracted = self._extracted.get(path)
         if extracted is None:
             return MISS
-        got = extracted.get("#" + pointer, MISS)
+        got = flat_get(extracted, "#" + pointer, MISS)
         if got is MISS:
-            value = extracted.get(pointer, MISS)
+            value = flat_get(extracted, pointer, MISS)
             return len(value) if type(value) is list else MISS
         if type(got) is not int or got == NOT_AN_ARRAY:
             return MISS

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
+from verifier.inspect.record import judged_form
 from verifier.inspect.schemas import is_schema_path
 from verifier.judge.cascade import link_causes, relate_entries
 from verifier.judge.catalogue import check_catalogue
@@ -117,7 +118,7 @@ def judge_records(
     facts.records.clear()  # read from ``results`` from here on
     store = Records()
     for path in records.kept_paths():  # first; each document itself added once unpacked
-        store.add(path, results[path].extracted)
+        store.add(path, judged_form(results[path]).extracted)
     assert records.bundle is not None
     content, prefix = plan.content, plan.prefix
     stages = options.stages

@@ -9,12 +9,14 @@ can ever happen.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from verifier.findings import Stage
-from verifier.inspect.record import RecordResult
+from verifier.inspect.record import RecordResult, judged_form
 from verifier.inspect.schemas import Prepared
 from verifier.judge.records import Records
+from verifier.plan.needs import Flat
 from verifier.report import StageResult
 
 
@@ -26,7 +28,7 @@ class ValidityOutcome:
 
 
 def check_validity(
-    prep: Prepared, results: dict[str, RecordResult], records: Records
+    prep: Prepared, results: Mapping[str, RecordResult | Flat], records: Records
 ) -> ValidityOutcome:
     """The validity stage from the prepared schemas and each record's result (``results``:
     archive path -> result; ``records`` receives what was extracted)."""
@@ -34,23 +36,34 @@ def check_validity(
         skipped = ValidityOutcome(
             StageResult(Stage.VALIDITY, skipped=True, note="Not run (--stages)."), records
         )
-        records.add_unseen((p, r.extracted) for p in sorted(results) if (r := results[p]).parsed)
+        records.add_unseen(
+            (p, r.extracted) for p in sorted(results) if (r := judged_form(results[p])).parsed
+        )
         return skipped
     stage = StageResult(Stage.VALIDITY)
     out = ValidityOutcome(stage, records, prep.schemas)
     findings = stage.findings
     findings.extend(prep.findings)
     record_paths = sorted(results)
-    ordered = list(map(results.__getitem__, record_paths))  # each a RecordResult
+    # each a RecordResult, or a plain one's extracted values held flat (held_form): parsed,
+    # validated against one schema, with no finding
+    ordered = list(map(results.__getitem__, record_paths))
     validated = 0
-    for found, _, _, count, _ in ordered:
-        if found:
-            findings.extend(found)
-        validated += count
-    records.add_unseen((p, r[4]) for p, r in zip(record_paths, ordered, strict=True) if r[2])
-    for _, transcript, _, _, _ in ordered:
-        if transcript:
-            findings.extend(transcript)
+    for held in ordered:
+        if not isinstance(held, RecordResult):
+            validated += 1
+            continue
+        if held.findings:
+            findings.extend(held.findings)
+        validated += held.validated
+    records.add_unseen(
+        (path, held if not isinstance(held, RecordResult) else held.extracted)
+        for path, held in zip(record_paths, ordered, strict=True)
+        if not isinstance(held, RecordResult) or held.parsed
+    )
+    for held in ordered:
+        if isinstance(held, RecordResult) and held.transcript:
+            findings.extend(held.transcript)
     stage.counts = {
         "records": len(record_paths),
         "schemas": prep.schema_count,

@@ -12,6 +12,31 @@ from verifier.json.pointer import Glob
 
 Wants = tuple[tuple[str, bool], ...]  # (pointer, length only) pairs for one file
 Extracted = dict[str, Any]  # pointer (or "#" + pointer for a length) -> value or Unresolved
+#: what the main process holds of an :data:`Extracted`: its pairs, flat (pointer, value,
+#: pointer, value...): a tuple of two is 56 bytes where a dict of one entry is 184, once per
+#: record held from the records phase to the end of the run (:func:`flat`, :func:`flat_get`)
+Flat = tuple[Any, ...]
+
+
+def flat(extracted: Extracted | Flat | None) -> Flat:
+    """``extracted`` as :data:`Flat` (a Flat as it is; ``()`` for none)."""
+    if not extracted:
+        return ()
+    if type(extracted) is tuple:
+        return extracted
+    assert isinstance(extracted, dict)
+    return tuple(item for pair in extracted.items() for item in pair)
+
+
+def flat_get(values: Flat, key: str, default: Any = None) -> Any:
+    """``dict(pairs).get(key, default)`` of a :data:`Flat` (the first key first: most records
+    have one value extracted, a few three)."""
+    if values and values[0] == key:
+        return values[1]
+    for at in range(2, len(values), 2):
+        if values[at] == key:
+            return values[at + 1]
+    return default
 
 
 class Need(NamedTuple):

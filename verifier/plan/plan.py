@@ -187,6 +187,22 @@ class Plan:
     def task(self, source: Source, name: str) -> FileTask:
         return next(self.tasks(source, (name,)))
 
+    def expected_of(self) -> Callable[[str], str | None]:
+        """What gives a file's expected SHA-256 (its task's ``expected``): the digest the
+        first SHA-256 manifest listing it as a file gives, or ``None``. Read at each call
+        (the manifests' listings as they are then: none once dropped)."""
+        manifests = [m for m in self.manifests if m.algorithm == "sha256"]
+        file = Kind.FILE
+
+        def expected(name: str) -> str | None:
+            for manifest in manifests:
+                if manifest.kinds.get(name) is file:
+                    found: str = manifest.wanted[name]
+                    return found
+            return None
+
+        return expected
+
     def tasks(self, source: Source, names: Iterable[str]) -> Iterator[FileTask]:
         """The task of each of ``names``, made as they are taken. What is the same for every
         file is looked up once: the source's capabilities, the SHA-256 manifests, whether
@@ -197,7 +213,7 @@ class Plan:
         sizes = source.capability(SizeHints)  # none: counted as 0 when work is balanced
         locate = reads.locate if reads is not None else None
         size_hint = sizes.size_hint if sizes is not None else None
-        listings = [(m.kinds, m.wanted) for m in self.manifests if m.algorithm == "sha256"]
+        expected = self.expected_of()
         more = bool(self.also) or self.places != ((), ())
         classify = records.classifier() if self.parse else None
         index = records.index
@@ -205,7 +221,6 @@ class Plan:
         container_of = records.container_of if records.containers else None
         shared: dict[Wants, Wants] = {}
         new = tuple.__new__  # FileTask's own __new__ is a Python function: skipped here
-        file = Kind.FILE
         for name in names:
             role, inner = classify(name) if classify is not None else ("other", None)
             wants: Wants = ()
@@ -218,11 +233,7 @@ class Plan:
                         shared[found] = found
                 if container_of is not None:
                     container = container_of(inner)
-            listed = None
-            for kinds, wanted in listings:
-                if kinds.get(name) is file:
-                    listed = wanted[name]
-                    break
+            listed = expected(name)
             yield new(
                 FileTask,
                 (
