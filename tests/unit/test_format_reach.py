@@ -159,3 +159,24 @@ def test_the_fast_validator_is_given_formats_only_where_one_is_reached(
         for v in (with_formats, without)
     ]
     assert verdicts == [(True, True, False)] * 2
+
+
+def test_each_object_is_read_once_however_many_references_reach_into_it() -> None:
+    """References into every level of a deep chain (each level's subtree holding all the
+    deeper ones) read each object once in all, not once per reference: a schema cannot make
+    the walk quadratic."""
+    reads: list[int] = []
+
+    class Counted(dict[str, Any]):
+        def values(self) -> Any:
+            reads.append(1)
+            return super().values()
+
+    depth = 300
+    chain: Any = Counted(type="string")
+    for _ in range(depth):
+        chain = Counted(items=chain)
+    refs = [{"$ref": "#/$defs/c" + "/items" * level} for level in range(depth)]
+    assert _reach({"$defs": {"c": chain}, "allOf": refs}) is False
+    objects = depth + 1
+    assert len(reads) <= objects + 1  # (and the root's own copy, once)

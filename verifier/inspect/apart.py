@@ -47,7 +47,7 @@ def release_freed() -> bool:
     that may never come). True if it could; elsewhere (musl, macOS) it does nothing."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):
+    except (AttributeError, OSError, TypeError):  # (TypeError: no CDLL(None) on Windows)
         return False
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int

@@ -136,19 +136,17 @@ def may_assert_format(schema: Any, resources: Mapping[str, Any]) -> bool:
     from verifier.schema.walk import join
 
     todo: list[tuple[Any, str]] = [(schema, base)]
-    seen: set[int] = set()
+    seen: set[int] = set()  # every object and array read: each is read once in all
     while todo:
         node, where = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
         stack = [node]
         while stack:
             item = stack.pop()
+            if not isinstance(item, dict | list) or id(item) in seen:
+                continue
+            seen.add(id(item))
             if isinstance(item, list):
                 stack.extend(item)
-                continue
-            if not isinstance(item, dict):
                 continue
             if "format" in item or not _DYNAMIC.isdisjoint(item):
                 return True
