@@ -380,7 +380,11 @@ class Report:
     def flat_findings(self) -> list[dict[str, Any]]:
         """Every finding of every stage in one list, each naming its stage (the stages' order,
         each stage's findings sorted)."""
-        return [{**f.to_dict(), "stage": f.stage.value} for f in self.findings]
+        return list(self.each_flat_finding())
+
+    def each_flat_finding(self) -> Iterator[dict[str, Any]]:
+        """:meth:`flat_findings`, one at a time."""
+        return ({**f.to_dict(), "stage": f.stage.value} for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
         out, lists = self.to_dict_parts()
@@ -392,8 +396,8 @@ class Report:
         self,
     ) -> tuple[dict[str, Any], dict[str, Callable[[], Iterator[dict[str, Any]]]]]:
         """:meth:`to_dict` in two parts: the dict with an empty list at each key whose list
-        grows with the archive (its files, its assertions), and for each such key what
-        makes its items, one at a time (a large report's JSON is written as they come,
+        grows with the archive (its findings, its assertions, its files), and for each such
+        key what makes its items, one at a time (a large report's JSON is written as they come,
         :func:`verifier.views.clean.dumps_clean_parts`, never held whole)."""
         out: dict[str, Any] = {
             "reportVersion": REPORT_VERSION,
@@ -403,7 +407,7 @@ class Report:
             "ok": self.ok,
             "summary": self.summary_line,
             "stages": [s.to_dict() for s in self.stages],
-            "findings": self.flat_findings(),
+            "findings": [],
             "authenticity": {
                 **self.authenticity.to_dict(),
                 "signatures": [c.to_dict() for c in self.signatures],
@@ -421,6 +425,7 @@ class Report:
             out["configuration"] = self.configuration
         assertions, files = self.assertions, self.files
         lists: dict[str, Callable[[], Iterator[dict[str, Any]]]] = {
+            "findings": self.each_flat_finding,
             "assertions": lambda: (a.to_dict() for a in assertions),
             "files": lambda: (f.to_dict() for f in sorted(files, key=lambda f: f.path)),
         }
