@@ -1,8 +1,8 @@
 """The report as JSON (``schemas/report.schema.json``): sorted keys, two-space indent, LF.
 
 :func:`render_parts` writes it a part at a time, its findings, assertions and files a few
-thousand at a time (the CLI writes each part as it comes): a report of 100,000 records is 77 MB of text,
-which whole, beside the objects it was made from, took 470 MB at its peak."""
+thousand at a time (the CLI writes each part as it comes): a report of 100,000 records is
+77 MB of text, which whole, beside the objects it was made from, took 470 MB at its peak."""
 
 from __future__ import annotations
 
