@@ -23,7 +23,12 @@ CHECK: Registry[Report] = Registry(
         parts="verifier.views.check.json_view:render_parts",
     ),
     Format("markdown", "verifier.views.check.markdown:render", ".md"),
-    Format("junit", "verifier.views.check.junit:render", ".xml"),
+    Format(
+        "junit",
+        "verifier.views.check.junit:render",
+        ".xml",
+        parts="verifier.views.check.junit:render_parts",
+    ),
     Format("sarif", "verifier.views.check.sarif:render", ".sarif"),
     Format("github", "verifier.views.check.github:render", ".txt"),
     Format("jsonl", "verifier.views.check.jsonl:render", ".jsonl"),
