@@ -27,6 +27,14 @@ def _bundle() -> Any:
     return prepare_validity(contents, "schemas", True)
 
 
+def _spec(last: bytes) -> bytes:
+    """A spec with no assertions whose last member is ``last``."""
+    return (
+        b'{\n  "$schema": "https://verifier.invalid/schemas/assertion-spec.schema.json",\n'
+        b'  "assertions": [],\n  ' + last + b"\n}\n"
+    )
+
+
 def test_the_bytes_are_let_go_before_validation_on_a_thread_of_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -67,10 +75,7 @@ def test_an_unparsable_document_is_placed_from_its_bytes() -> None:
 
 def test_a_schema_finding_is_left_for_the_report_to_place() -> None:
     prep = _bundle()
-    text = (
-        b'{\n  "$schema": "https://verifier.invalid/schemas/assertion-spec.schema.json",\n'
-        b'  "assertions": [],\n  "extra": 1\n}\n'
-    )
+    text = _spec(b'"extra": 1')
     result, value = process_document(prep, SPEC, {SPEC: text}, {})
     assert value is not None and result.parsed
     codes = [(f.code, f.line) for f in result.findings]
@@ -117,10 +122,7 @@ def test_the_bytes_are_let_go_once_decoded_before_the_objects_are_built(
 
 def test_a_repeated_key_in_a_document_is_left_for_the_report_to_place() -> None:
     prep = _bundle()
-    text = (
-        b'{\n  "$schema": "https://verifier.invalid/schemas/assertion-spec.schema.json",\n'
-        b'  "assertions": [],\n  "assertions": []\n}\n'
-    )
+    text = _spec(b'"assertions": []')
     result, _ = process_document(prep, SPEC, {SPEC: text}, {})
     found = [(f.code, f.pointer, f.line) for f in result.findings]
     assert ("record.duplicate-key", "", None) in found

@@ -12,7 +12,6 @@ the system (:func:`release_freed`)."""
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -44,7 +43,10 @@ def on_own_thread(call: Callable[[], T]) -> T:
 def release_freed() -> bool:
     """Hand the pages the C allocator holds free back to the system (glibc's
     ``malloc_trim``; a thread's arena is otherwise kept, all of it resident, for threads
-    that may never come). True if it could; elsewhere (musl, macOS) it does nothing."""
+    that may never come). True if it could; elsewhere (musl, macOS) it does nothing.
+    (ctypes is imported here: a worker, which imports this module, never calls it.)"""
+    import ctypes
+
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (AttributeError, OSError, TypeError):  # (TypeError: no CDLL(None) on Windows)

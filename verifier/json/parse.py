@@ -293,9 +293,8 @@ def loads_strict(
     about half the time); the value and the (absent) problems are the same.
 
     ``data`` :class:`Given`: the bytes are let go once decoded, before the objects are built."""
-    if type(data) is Given:
+    if isinstance(data, Given):
         return _strict(data.take(), keep_spelling, strings)  # (its only reference from here)
-    assert isinstance(data, bytes)
     if not keep_spelling and strings is None:
         plain = _plain(data)
         if plain is not _NOT_PLAIN:

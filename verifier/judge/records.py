@@ -64,7 +64,7 @@ class Records:
             if path not in parsed:
                 parsed.add(path)
                 if extracted:
-                    kept[path] = extracted if type(extracted) is tuple else flat(extracted)
+                    kept[path] = flat(extracted)
 
     def rebased(self, prefix: str) -> Records:
         """The same records, with ``prefix/`` before every path (none for an empty prefix)."""
@@ -147,10 +147,11 @@ class Records:
             return len(value) if isinstance(value, list) else None
         extracted = self._extracted.get(path, ())
         got = flat_get(extracted, "#" + pointer, _NOT_EXTRACTED)
-        whole = flat_get(extracted, pointer, _NOT_EXTRACTED) if got is _NOT_EXTRACTED else got
-        if got is _NOT_EXTRACTED and whole is not _NOT_EXTRACTED:
-            value = self._value(path, pointer, whole)
-            return len(value) if isinstance(value, list) else None
+        if got is _NOT_EXTRACTED:  # no length extracted: the value itself, if it was
+            whole = flat_get(extracted, pointer, _NOT_EXTRACTED)
+            if whole is not _NOT_EXTRACTED:
+                value = self._value(path, pointer, whole)
+                return len(value) if isinstance(value, list) else None
         count = self._value(path, pointer, got)
         return None if count == NOT_AN_ARRAY else int(count)
 
