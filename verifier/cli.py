@@ -100,8 +100,14 @@ def run() -> NoReturn:
 
     The cyclic garbage collector is off for the command's life (reference counting still
     frees everything that is not in a cycle): its first pass after a large run walked every
-    object the run had built, and nothing is torn down at the end anyway."""
+    object the run had built, and nothing is torn down at the end anyway.
+
+    Large blocks of memory are handed back when freed (glibc: a fixed mmap threshold,
+    :func:`verifier.inspect.apart.fixed_mmap_threshold`)."""
+    from verifier.inspect.apart import fixed_mmap_threshold
+
     gc.disable()
+    fixed_mmap_threshold()
     try:
         main()
         code = EXIT_OK

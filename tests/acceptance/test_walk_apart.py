@@ -45,9 +45,14 @@ def _damaged(clean: Path, where: Path, schema: bool) -> Path:
     return root
 
 
-def _report(root: Path, apart: bool, monkeypatch: pytest.MonkeyPatch) -> str:
+def _report(
+    root: Path,
+    apart: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    stages: frozenset[str] = Options().stages,
+) -> str:
     monkeypatch.setattr(verifier.plan.build, "WALK_APART_MIN", 0 if apart else 10**9)
-    return FORMATS["json"](run(root, Options(executor="inline")).report)
+    return FORMATS["json"](run(root, Options(executor="inline", stages=stages)).report)
 
 
 class _Spy:
@@ -91,6 +96,25 @@ def test_a_walk_apart_writes_the_same_report(
     assert (spy.scope, spy.fresh) == ([], 1 if schema else 0)
     codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
     assert {"manifest.unlisted", "manifest.missing", "manifest.mismatch"} <= codes
+
+
+@pytest.mark.parametrize("damaged", [False, True], ids=["untouched", "damaged"])
+def test_integrity_alone_is_walked_apart_too(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: bool
+) -> None:
+    """With no record parsed (``--stages integrity``) the scope is walked apart as well (the
+    child walks without taking sizes, which here cost more than its start): the same report,
+    and this process walked nothing of the scope."""
+    root = _damaged(clean, tmp_path, True) if damaged else clean
+    integrity = frozenset({"integrity"})
+    here = _report(root, False, monkeypatch, integrity)
+    spy = _Spy(monkeypatch)
+    apart = _report(root, True, monkeypatch, integrity)
+    assert apart == here
+    assert spy.scope == []
+    codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
+    assert codes >= ({"manifest.unlisted", "manifest.missing"} if damaged else set())
+    assert json.loads(apart)["ok"] is not damaged
 
 
 def test_an_untouched_archive_walked_apart_passes(

@@ -44,3 +44,58 @@ def _glibc() -> bool:
     import platform
 
     return platform.libc_ver()[0] == "glibc"
+
+
+_BLOCKS = """
+import ctypes, sys
+from verifier.inspect.apart import fixed_mmap_threshold
+if sys.argv[1] == "fixed":
+    assert fixed_mmap_threshold()
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in
+                "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+                .split()]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+big = bytes(16 << 20)  # a large block, freed: glibc's default then raises its threshold
+del big
+before = libc.mallinfo2().hblkhd
+blocks = [bytes(2 << 20) for _ in range(4)]
+print((libc.mallinfo2().hblkhd - before) >> 20)
+"""
+
+
+@pytest.mark.skipif(not (sys.platform == "linux" and _glibc()), reason="glibc's allocator")
+@pytest.mark.parametrize("how", ["fixed", "default"])
+def test_large_blocks_get_pages_of_their_own_after_a_larger_one_is_freed(how: str) -> None:
+    """With the threshold fixed (the command's main process), a 2 MiB block made after a
+    16 MiB one was freed is mapped apart (handed back when freed); by glibc's default it
+    comes from the heap (whose free memory is handed back only from its top)."""
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", _BLOCKS, how], capture_output=True, text=True, check=True
+    ).stdout
+    mapped = int(out)
+    assert mapped >= 8 if how == "fixed" else mapped == 0
+
+
+def test_the_command_fixes_the_threshold_before_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import os
+
+    import verifier.cli
+    import verifier.inspect.apart
+
+    calls: list[str] = []
+
+    def fixed() -> bool:
+        calls.append("fixed")
+        return True
+
+    monkeypatch.setattr(verifier.inspect.apart, "fixed_mmap_threshold", fixed)
+    monkeypatch.setattr(verifier.cli, "main", lambda: calls.append("main"))
+    monkeypatch.setattr(gc, "disable", lambda: None)  # (the cli module's own gc)
+    monkeypatch.setattr(os, "_exit", lambda code: calls.append(f"exit {code}"))
+    verifier.cli.run()
+    assert calls == ["fixed", "main", "exit 0"]
