@@ -156,6 +156,9 @@ def _early(plan: Plan, source: Source, facts: Facts, options: Options) -> set[st
     the scope meanwhile, the listed early files are read while it runs; if its walk then
     meets early files the manifest does not list (an unlisted schema), this is done again
     with every early file, as if the walk had come first."""
+    if plan.streams_walk:  # no early file: the walk is taken as the files are read
+        _prepare(plan, source, facts, options, [])
+        return set()
     if plan.walking is not None:
         names = plan.listed_early_names(source)
         _prepare(plan, source, facts, options, names)

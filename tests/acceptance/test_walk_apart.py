@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import verifier.plan.build
+import verifier.plan.plan
 import verifier.plan.records
 import verifier.sources.directory
 from tests.acceptance.test_executors_differential import _generate
@@ -230,16 +232,90 @@ def test_a_walk_of_more_than_one_part_comes_back_whole_and_in_order(tmp_path: Pa
         [("part", 0, "x"), ("end", 2, {})],  # not a list of entries
         [("other", 0, []), ("end", 2, {})],
         [("end", 2, [])],  # errors that are not a mapping
+        [("part", 0, []), "cut", ("end", 2, {})],  # a part shorter than its head says
+        [("part", 0, []), "long", ("end", 2, {})],  # a head longer than any part
     ],
-    ids=["no-end", "fewer", "index", "entries", "kind", "errors"],
+    ids=["no-end", "fewer", "index", "entries", "kind", "errors", "cut", "long"],
 )
 def test_a_walk_written_otherwise_is_not_believed(written: list[object]) -> None:
     import io
-    import pickle
 
-    out = io.BytesIO(b"".join(pickle.dumps(item) for item in written))
+    out = io.BytesIO()
+    for item in written:
+        if item == "cut":
+            out.write((100).to_bytes(8, "little") + b"\x80")
+        elif item == "long":
+            out.write((1 << 40).to_bytes(8, "little"))
+        else:
+            verifier.sources.directory._write_part(out, item)  # type: ignore[arg-type]
+    out.seek(0)
     try:
         got = verifier.sources.directory._read_walk(out, 2)
-    except EOFError:
+    except Exception:
         got = None  # (result() walks here on any exception)
     assert got is None
+
+
+def _streamed(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...] = ()) -> list[str]:
+    """Record the order of events: each name the walk gave as it went (``met``), and when
+    the walk was taken (``taken``); ``extra``: names given first as if the walk had met
+    them as files (a child that got it wrong: its result, then the walk's word, says
+    otherwise)."""
+    events: list[str] = []
+    met = verifier.sources.directory._ChildWalk.files_met
+    finish = verifier.plan.plan.Plan.finish_walk
+
+    def files_met(walk: verifier.sources.directory._ChildWalk) -> Iterator[str]:
+        for name in (*extra, *met(walk)):
+            events.append("met")
+            yield name
+
+    def finish_walk(plan: verifier.plan.plan.Plan, source: object) -> None:
+        events.append("taken")
+        finish(plan, source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verifier.sources.directory._ChildWalk, "files_met", files_met)
+    monkeypatch.setattr(verifier.plan.plan.Plan, "finish_walk", finish_walk)
+    return events
+
+
+@pytest.mark.parametrize("executor", ["inline", "processes"])
+def test_integrity_alone_reads_the_files_as_the_walk_meets_them(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
+) -> None:
+    """``--stages integrity`` with the walk apart: the listed files are read as the walk
+    meets them, before it is taken, and the report is the one of the walk run here."""
+    root = _damaged(clean, tmp_path, True)
+    integrity = frozenset({"integrity"})
+    here = _report(root, False, monkeypatch, integrity)
+    events = _streamed(monkeypatch)
+    monkeypatch.setattr(verifier.plan.build, "WALK_APART_MIN", 0)
+    options = Options(executor=executor, workers=2, stages=integrity)
+    apart = FORMATS["json"](run(root, options).report)
+    assert apart == here
+    assert "taken" in events and events.index("taken") > 100  # (the archive: 120 files)
+    assert events.count("taken") == 1
+
+
+def test_a_name_the_walk_gave_wrongly_as_it_went_changes_nothing(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listed name given as a file as the walk went, which its result says is not one
+    (here: a listed file removed, so missing, and a listed name made a link): read (and
+    failing, or refused), then judged by the walk's word: the same report."""
+    root = _damaged(clean, tmp_path, False)
+    cases = root / "evidence" / "cases" / "000"
+    (cases / "case-000005" / "run.json").unlink()
+    os.symlink("../case-000001/run.json", cases / "case-000005" / "run.json")
+    integrity = frozenset({"integrity"})
+    here = _report(root, False, monkeypatch, integrity)
+    wrong = (
+        "evidence/cases/000/case-000004/readback.json",
+        "evidence/cases/000/case-000005/run.json",
+    )
+    events = _streamed(monkeypatch, wrong)
+    apart = _report(root, True, monkeypatch, integrity)
+    assert apart == here
+    assert events[:2] == ["met", "met"] and "taken" in events
+    codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
+    assert "manifest.missing" in codes

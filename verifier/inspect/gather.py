@@ -176,8 +176,8 @@ def inspect_all(
     def advance(count: int) -> None:
         nonlocal done
         done += count
-        if progress is not None:
-            progress("integrity", done, total)
+        if progress is not None:  # (a streamed walk's count is the listed files': may grow)
+            progress("integrity", done, max(total, done))
 
     taken: deque[FileTask] = deque()  # sent, facts not back yet (the executor's window)
     feed = _Kept(tasks, taken, total)

@@ -252,10 +252,63 @@ class Plan:
 
     def rest(self, source: Source, done: Collection[str]) -> Tasks:
         """The tasks of every file in :attr:`order` but ``done`` (files of the order, each
-        once), made as they are taken."""
+        once), made as they are taken. While the walk runs apart (:attr:`streams_walk`):
+        those of the listed files as the walk meets them, then, the walk taken, the rest
+        of the order (:meth:`_as_walked`); their count is then the listed files'."""
+        if self.walking is not None:
+            assert self.streams_walk and not done
+            listed = self.manifests[0].wanted
+            count = len(listed) - sum(1 for name in self.preread if name in listed)
+            return Tasks(lambda names: self.tasks(source, names), self._as_walked(source), count)
         order = self.order
         return Tasks(
             lambda names: self.tasks(source, names),
             lambda: (n for n in order if n not in done) if done else order,
             len(order) - len(done),
         )
+
+    @property
+    def streams_walk(self) -> bool:
+        """Whether the walk running apart is taken as it goes, its listed files read as it
+        meets them: when no file is read early (nothing parsed: ``--stages integrity``),
+        and one SHA-256 manifest, whose listing alone gives a file's task."""
+        return (
+            self.walking is not None
+            and not self.parse
+            and len(self.manifests) == 1
+            and self.manifests[0].algorithm == "sha256"
+            and not self.also
+            and self.places == ((), ())
+        )
+
+    def _as_walked(self, source: Source) -> Callable[[], Iterator[str]]:
+        """The names of :meth:`rest` while the walk runs apart, once: each listed file the
+        walk meets as a regular file, as it meets it (marked a file in the listing's
+        kinds, which its task's expected digest reads; the walk's reduction marks it so
+        again); then, the walk taken (:meth:`finish_walk`), every other file of the order.
+        The walk's result is the word on every file: a name it met is one it walked."""
+        assert self.walking is not None
+        pending = self.walking[0]
+        manifest = self.manifests[0]
+        skip = self.preread
+        given = False
+
+        def names() -> Iterator[str]:
+            nonlocal given
+            if given:
+                raise RuntimeError("the tasks of a streamed walk are made once")
+            given = True
+            listed, kinds = manifest.wanted, manifest.kinds
+            met: set[str] = set()
+            file = Kind.FILE
+            for name in pending.files_met():
+                if name in listed and name not in skip and name not in met:
+                    kinds[name] = file
+                    met.add(name)
+                    yield name
+            self.finish_walk(source)
+            for name in self.order:
+                if name not in met:
+                    yield name
+
+        return names

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 from verifier.sources.interface import Kind, Layout, Opener, Source
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from verifier.findings import Finding
     from verifier.plan.manifest import ParsedManifest
     from verifier.report import FileEntry
@@ -96,6 +98,13 @@ class PendingWalk(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Stop the walk if its result was not taken (the run ended first)."""
+
+    def files_met(self) -> Iterator[str]:
+        """While the walk goes, before :meth:`result`: names it has met as regular files
+        (reached through real folders: a walk never follows a link), each once, in the
+        order met; it may stop early, and gives none where the other process's progress
+        cannot be read as it goes (the default). The result is still the walk's word."""
+        return iter(())
 
 
 class WalkApart(abc.ABC):

@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -279,6 +280,11 @@ class _ChildWalk(PendingWalk):
     def __init__(self, source: DirectorySource, folders: list[str]) -> None:
         self.source = source
         self.folders = list(folders)
+        self._read: list[Any] = []  # the parts files_met read, and where it stopped
+        self._offset = 0
+        # the child takes no sizes (walk_child): none is looked up one by one meanwhile,
+        # for a task made as the walk goes (a hint; a walk here after all takes its own)
+        source._unsized += tuple(f"{folder}/" if folder else "" for folder in self.folders)
         self.proc: subprocess.Popen[bytes] | None = None
         self._out: IO[bytes] | None = None
         try:
@@ -297,6 +303,44 @@ class _ChildWalk(PendingWalk):
         except (OSError, ValueError):
             self.close()
 
+    def files_met(self) -> Iterator[str]:
+        """The names the child has met as regular files, read from its output as it writes
+        it (each part is framed and flushed whole; read at an offset of its own, which
+        leaves the file's position to :meth:`result`). Stops at the end of the walk, or
+        at anything that is not a whole part when the child has ended (:meth:`result`
+        then decides, and walks here if it must). What it reads is kept for the result,
+        which reads on from there."""
+        proc, out = self.proc, self._out
+        pread = getattr(os, "pread", None)
+        if proc is None or out is None or pread is None or self._read:
+            return
+        fd = out.fileno()
+        offset = 0
+        file = Kind.FILE
+        while True:
+            try:
+                frame = _frame_at(pread, fd, offset)
+                if frame is None and proc.poll() is None:
+                    time.sleep(_POLL)
+                    continue
+                if frame is None:
+                    frame = _frame_at(pread, fd, offset)  # (written just before it ended)
+                if frame is None:
+                    return
+                size, record = frame
+                offset += size
+                got = pickle.loads(record)
+                what, _, entries = got
+            except Exception:  # not our child's writing: the result decides
+                return
+            self._read.append(got)
+            self._offset = offset
+            if what != "part" or not isinstance(entries, list):
+                return
+            for entry in entries:
+                if type(entry) is tuple and len(entry) == 2 and entry[1] is file:
+                    yield entry[0]
+
     def result(self) -> list[list[tuple[str, Kind]]]:
         proc, self.proc = self.proc, None
         out, self._out = self._out, None
@@ -304,8 +348,8 @@ class _ChildWalk(PendingWalk):
         if proc is not None and out is not None:
             try:
                 if proc.wait() == 0:
-                    out.seek(0)
-                    got = _read_walk(out, len(self.folders))
+                    out.seek(self._offset)
+                    got = _read_walk(out, len(self.folders), self._read)
             except Exception:  # anything at all: walk here instead
                 got = None
             finally:
@@ -316,8 +360,6 @@ class _ChildWalk(PendingWalk):
             return [list(source.walk(folder)) for folder in self.folders]
         walks, errors = got
         source.walk_errors.update(errors)
-        # the child took no sizes (walk_child)
-        source._unsized += tuple(f"{folder}/" if folder else "" for folder in self.folders)
         return walks  # (lists already: not copied again)
 
     def close(self) -> None:
@@ -340,17 +382,41 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 _WALK_PART = 4096  # entries per part the walk's child writes
+_HEAD = 8  # each part's length, before it (little-endian)
+_LONGEST = 1 << 30  # a part's longest pickle (4,096 names of at most 4,096 bytes: 16 MiB)
+_POLL = 0.002  # seconds between looks at a walk's output that has no new part yet
+
+
+def _frame_at(pread: Any, fd: int, offset: int) -> tuple[int, bytes] | None:
+    """The part written at ``offset`` of the walk's output (its length with the head, and
+    its pickle), or ``None`` if it is not all there yet."""
+    head = pread(fd, _HEAD, offset)
+    if len(head) < _HEAD:
+        return None
+    length = int.from_bytes(head, "little")
+    if length > _LONGEST:
+        raise ValueError("not a part of a walk")
+    record = pread(fd, length, offset + _HEAD)
+    if len(record) < length:
+        return None
+    return _HEAD + length, record
+
+
+def _write_part(out: IO[bytes], record: tuple[Any, ...]) -> None:
+    data = pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
+    out.write(len(data).to_bytes(_HEAD, "little") + data)
+    out.flush()  # whole, so the parent may read it as the walk goes on
 
 
 def _read_walk(
-    out: IO[bytes], folders: int
+    out: IO[bytes], folders: int, read: list[Any] | None = None
 ) -> tuple[list[list[tuple[str, Kind]]], dict[str, str]] | None:
     """The walk :func:`walk_child` wrote to ``out`` (our own child's, never the archive's):
     each folder's entries, part after part, then the walk's errors; ``None`` unless it is
-    all there, in that form."""
+    all there, in that form. ``read``: its first parts, already read (``out`` is then just
+    after them)."""
     walks: list[list[tuple[str, Kind]]] = [[] for _ in range(folders)]
-    while True:
-        what, index, part = pickle.load(out)
+    for what, index, part in _records(out, read or []):
         if what == "end":  # (index: how many folders it walked; part: the errors)
             return (walks, part) if index == folders and isinstance(part, dict) else None
         if not (what == "part" and type(index) is int and 0 <= index < folders):
@@ -358,6 +424,20 @@ def _read_walk(
         if not isinstance(part, list):
             return None
         walks[index].extend(part)
+    return None  # (no end)
+
+
+def _records(out: IO[bytes], read: list[Any]) -> Iterator[Any]:
+    yield from read
+    while True:
+        head = out.read(_HEAD)
+        length = int.from_bytes(head, "little")
+        if len(head) < _HEAD or length > _LONGEST:
+            return
+        data = out.read(length)
+        if len(data) < length:
+            return
+        yield pickle.loads(data)
 
 
 def walk_child() -> None:
@@ -374,11 +454,10 @@ def walk_child() -> None:
         for entry in source.walk(folder):
             part.append(entry)
             if len(part) == _WALK_PART:
-                pickle.dump(("part", index, part), out, pickle.HIGHEST_PROTOCOL)
+                _write_part(out, ("part", index, part))
                 part = []
-        pickle.dump(("part", index, part), out, pickle.HIGHEST_PROTOCOL)
-    pickle.dump(("end", len(folders), source.walk_errors), out, pickle.HIGHEST_PROTOCOL)
-    out.flush()
+        _write_part(out, ("part", index, part))
+    _write_part(out, ("end", len(folders), source.walk_errors))
     # written and flushed: end now, without freeing the walk object by object (the parent
     # waits for this exit before it reads the result)
     os._exit(0)
