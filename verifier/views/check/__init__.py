@@ -31,7 +31,12 @@ CHECK: Registry[Report] = Registry(
     ),
     Format("sarif", "verifier.views.check.sarif:render", ".sarif"),
     Format("github", "verifier.views.check.github:render", ".txt"),
-    Format("jsonl", "verifier.views.check.jsonl:render", ".jsonl"),
+    Format(
+        "jsonl",
+        "verifier.views.check.jsonl:render",
+        ".jsonl",
+        parts="verifier.views.check.jsonl:render_parts",
+    ),
     Format("in-toto", "verifier.views.check.intoto:render", ".intoto.json"),
 )
 

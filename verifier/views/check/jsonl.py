@@ -3,14 +3,18 @@ flat ``findings`` list), then one ``"type": "summary"`` line (verdict, stage sta
 counts, the authenticity stage and who signed, the source and the manifest's digest). Each
 line is a compact JSON object with sorted keys; no line holds a raw newline (JSON escapes
 it), so a line is always one record. For ``jq -c``, log shippers and streaming readers
-(docs/report-v2.md)."""
+(docs/report-v2.md). Written a part at a time (:func:`render_parts`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from verifier.report import REPORT_VERSION, Report
 from verifier.views.clean import dumps_clean
+
+#: lines of findings written in each part (:func:`render_parts`)
+_PART_LINES = 4096
 
 
 def _line(value: dict[str, Any]) -> str:
@@ -18,7 +22,26 @@ def _line(value: dict[str, Any]) -> str:
 
 
 def render(report: Report) -> str:
-    lines = [_line({"type": "finding", **f}) for f in report.flat_findings()]
+    return "".join(render_parts(report))
+
+
+def render_parts(report: Report) -> Iterator[str]:
+    """:func:`render`'s text in parts: the finding lines :data:`_PART_LINES` at a time (a
+    damaged large archive can have a finding per file), then the summary."""
+    count = 0
+    part: list[str] = []
+    for finding in report.each_flat_finding():
+        part.append(_line({"type": "finding", **finding}))
+        count += 1
+        if len(part) == _PART_LINES:
+            yield "\n".join(part) + "\n"
+            part = []
+    if part:
+        yield "\n".join(part) + "\n"
+    yield _line(_summary(report, count)) + "\n"
+
+
+def _summary(report: Report, findings: int) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "type": "summary",
         "reportVersion": REPORT_VERSION,
@@ -31,7 +54,7 @@ def render(report: Report) -> str:
             "status": report.authenticity.status.value,
             "signatures": [c.to_dict() for c in report.signatures],
         },
-        "findings": len(lines),
+        "findings": findings,
         "severities": {
             k: sum(s.severity_counts()[k] for s in report.checks)
             for k in ("error", "warning", "note")
@@ -41,5 +64,4 @@ def render(report: Report) -> str:
         summary["source"] = dict(report.source)
     if report.manifest_sha256 is not None:
         summary["manifestSha256"] = report.manifest_sha256
-    lines.append(_line(summary))
-    return "\n".join(lines) + "\n"
+    return summary
