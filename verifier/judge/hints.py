@@ -60,7 +60,7 @@ class Hinter:
         digests: Mapping[str, Digest],
         names: list[str],
         wanted: dict[str, str],
-        relative: dict[str, str],
+        relative: Mapping[str, str],
         base: str,
         manifest_rel: str | None,
         older: Mapping[str, str] | None = None,

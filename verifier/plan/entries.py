@@ -9,7 +9,8 @@ root by default); paths in findings are relative to the source's root.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypedDict, Unpack
 
@@ -50,8 +51,10 @@ class ManifestPlan:
     name_manifest: bool  # name it in findings (several manifests over the same files)
     findings: list[Finding] = field(default_factory=list)  # from its lines
     wanted: dict[str, str] = field(default_factory=dict)  # path in the source -> digest
-    relative: dict[str, str] = field(default_factory=dict)  # path -> name relative to base
-    first_line: dict[str, int] = field(default_factory=dict)
+    #: path -> name relative to base, and path -> the line that first lists it (tables of
+    #: their own only where the names needed work: :func:`_take_normal` keeps neither)
+    relative: Mapping[str, str] = field(default_factory=dict)
+    first_line: Mapping[str, int] = field(default_factory=dict)
     scope: list[str] = field(default_factory=list)  # the scope used, as paths of the source
     kinds: dict[str, Kind] = field(default_factory=dict)  # listed path -> what it is
     unlisted: list[tuple[str, Kind]] = field(default_factory=list)
@@ -234,9 +237,61 @@ def _take_normal(
     if len(wanted) != len(paths) or (out.rel is not None and out.rel in wanted):
         return False  # a duplicate, or the manifest listed: the findings say which
     out.wanted = wanted
-    out.relative = dict(zip(paths, raws, strict=True))
-    out.first_line = dict(zip(paths, [e.line for e in entries], strict=True))
+    out.relative = OwnNames(wanted) if paths is raws else dict(zip(paths, raws, strict=True))
+    out.first_line = FirstLines(wanted, array("Q", [e.line for e in entries]))
     return True
+
+
+class OwnNames(Mapping[str, str]):
+    """path -> name relative to the base when every listed name is its own path (no base,
+    nothing decoded): the listing's own keys, not a table of them (3.8 MB at 100,000)."""
+
+    __slots__ = ("_listing",)
+
+    def __init__(self, listing: Mapping[str, str]) -> None:
+        self._listing = listing
+
+    def __getitem__(self, path: str) -> str:
+        if path in self._listing:
+            return path
+        raise KeyError(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listing)
+
+    def __len__(self) -> int:
+        return len(self._listing)
+
+
+class FirstLines(Mapping[str, int]):
+    """path -> the line that lists it, from the lines in the listing's order (one number
+    each, in an array); the table by path is made when a line is first asked for (a finding
+    about a listed file), which a listing that all checks out never needs (6.5 MB at
+    100,000 files, held from the plan to the end of integrity). The listing must not change
+    after: :func:`_take_normal` makes both at once, and nothing adds to them."""
+
+    __slots__ = ("_lines", "_listing", "_table")
+
+    def __init__(self, listing: Mapping[str, str], lines: array[int]) -> None:
+        if len(lines) != len(listing):
+            raise ValueError("a line for every listed path")
+        self._listing = listing
+        self._lines = lines
+        self._table: dict[str, int] | None = None
+
+    def _made(self) -> dict[str, int]:
+        if self._table is None:
+            self._table = dict(zip(self._listing, self._lines, strict=True))
+        return self._table
+
+    def __getitem__(self, path: str) -> int:
+        return self._made()[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listing)
+
+    def __len__(self) -> int:
+        return len(self._listing)
 
 
 def _take_one_by_one(
@@ -244,7 +299,10 @@ def _take_one_by_one(
 ) -> None:
     """The entries one by one, with a finding for each unsafe, duplicate or self-listed one."""
     findings, rel = out.findings, out.rel
-    wanted, relative, first_line = out.wanted, out.relative, out.first_line
+    wanted = out.wanted
+    relative: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    out.relative, out.first_line = relative, first_line
     for entry in parsed.entries:
         raw = decode_name(entry.name) if decode_name else entry.name
         norm = normalize_name(raw)
