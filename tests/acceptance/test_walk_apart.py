@@ -279,7 +279,7 @@ def _streamed(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...] = ()) -> l
     return events
 
 
-@pytest.mark.parametrize("executor", ["inline", "processes"])
+@pytest.mark.parametrize("executor", ["inline", "processes", "auto"])
 def test_integrity_alone_reads_the_files_as_the_walk_meets_them(
     clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
 ) -> None:
@@ -319,3 +319,31 @@ def test_a_name_the_walk_gave_wrongly_as_it_went_changes_nothing(
     assert events[:2] == ["met", "met"] and "taken" in events
     codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
     assert "manifest.missing" in codes
+
+
+def test_a_small_scope_streamed_on_auto_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fewer files than decide the executor by their count alone: ``auto`` would weigh
+    their sizes, which a streamed walk's tasks do not have (and which a pass over them
+    would take from the executor); they are weighed as unknown, and read once."""
+    import hashlib
+
+    root = tmp_path / "small"
+    (root / "data" / "sub").mkdir(parents=True)
+    files = {"data/a.txt": b"a\n", "data/sub/b.txt": b"b\n", "data/sub/c.bin": b"\0" * 10}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    listed = "".join(f"{hashlib.sha256(d).hexdigest()}  {n}\n" for n, d in files.items())
+    (root / "manifest.sha256").write_text(listed)
+    (root / "data" / "stray.txt").write_text("unlisted")
+    integrity = frozenset({"integrity"})
+    here = _report(root, False, monkeypatch, integrity)
+    events = _streamed(monkeypatch)
+    monkeypatch.setattr(verifier.plan.build, "WALK_APART_MIN", 0)
+    options = Options(executor="auto", workers=2, stages=integrity)
+    apart = FORMATS["json"](run(root, options).report)
+    assert apart == here
+    assert events == ["met"] * 4 + ["taken"]  # (the unlisted file is met too, and not read)
+    codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
+    assert codes == {"manifest.unlisted"}

@@ -241,6 +241,8 @@ def executor_name(options: Options, tasks: list[FileTask] | Tasks) -> str:
     sizes: list[int] = []  # the total and the bytes to parse, from one pass if asked
 
     def size(parsed: bool) -> int:
+        if isinstance(tasks, Tasks) and tasks.once:
+            return 0  # (a streamed walk's files, unsized: a pass here would take the stream)
         if not sizes:
             total = parse = 0
             for task in tasks:

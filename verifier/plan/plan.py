@@ -30,17 +30,21 @@ class Tasks:
     the first ones), of files known before: how many, and their total size on demand (what
     choosing the executor weighs)."""
 
-    __slots__ = ("_make", "_names", "count")
+    __slots__ = ("_make", "_names", "count", "once")
 
     def __init__(
         self,
         make: Callable[[Iterable[str]], Iterator[FileTask]],
         names: Callable[[], Iterable[str]],
         count: int,
+        once: bool = False,
     ) -> None:
         self._make = make
         self._names = names
         self.count = count
+        #: made once, as they come (a streamed walk's): their sizes are not known before,
+        #: and nothing may iterate them but the executor
+        self.once = once
 
     def __len__(self) -> int:
         return self.count
@@ -259,7 +263,8 @@ class Plan:
             assert self.streams_walk and not done
             listed = self.manifests[0].wanted
             count = len(listed) - sum(1 for name in self.preread if name in listed)
-            return Tasks(lambda names: self.tasks(source, names), self._as_walked(source), count)
+            make = self._as_walked(source)
+            return Tasks(lambda names: self.tasks(source, names), make, count, once=True)
         order = self.order
         return Tasks(
             lambda names: self.tasks(source, names),
