@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -60,13 +60,8 @@ def fixed_mmap_threshold() -> bool:
     large file is a block, freed and made again each time)."""
     import ctypes
 
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (AttributeError, OSError, TypeError):  # not glibc (musl has none; Windows)
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD))
+    mallopt = _libc("mallopt", [ctypes.c_int, ctypes.c_int])
+    return mallopt is not None and bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD))
 
 
 def release_freed() -> bool:
@@ -76,11 +71,23 @@ def release_freed() -> bool:
     (ctypes is imported here: a worker, which imports this module, never calls it.)"""
     import ctypes
 
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError, TypeError):  # (TypeError: no CDLL(None) on Windows)
+    trim = _libc("malloc_trim", [ctypes.c_size_t])
+    if trim is None:
         return False
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
     trim(0)
     return True
+
+
+def _libc(name: str, argtypes: list[Any]) -> Any:
+    """The C library's function ``name`` (returning an int), or ``None`` where it has none
+    (musl, macOS for these; ``TypeError``: no ``CDLL(None)`` on Windows). ctypes is imported
+    only here: a worker, which imports this module, never calls it."""
+    import ctypes
+
+    try:
+        function = getattr(ctypes.CDLL(None), name)
+    except (AttributeError, OSError, TypeError):
+        return None
+    function.argtypes = argtypes
+    function.restype = ctypes.c_int
+    return function

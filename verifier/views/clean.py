@@ -82,3 +82,11 @@ def dumps_clean_parts(
 
 
 __all__ = ["PART_ITEMS", "clean", "clean_str", "dumps_clean", "dumps_clean_parts"]
+
+
+def lines_in_parts(lines: Iterable[str], per_part: int) -> Iterator[str]:
+    """``lines``, each ended by LF, joined ``per_part`` at a time: a view's text written as
+    it is made (``"".join`` of the parts is ``"\n".join(lines) + "\n"``, for lines at all)."""
+    source = iter(lines)
+    while part := list(islice(source, per_part)):
+        yield "\n".join(part) + "\n"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from verifier.report import REPORT_VERSION, Report
-from verifier.views.clean import dumps_clean
+from verifier.views.clean import dumps_clean, lines_in_parts
 
 #: lines of findings written in each part (:func:`render_parts`)
 _PART_LINES = 4096
@@ -27,17 +27,17 @@ def render(report: Report) -> str:
 
 def render_parts(report: Report) -> Iterator[str]:
     """:func:`render`'s text in parts: the finding lines :data:`_PART_LINES` at a time (a
-    damaged large archive can have a finding per file), then the summary."""
+    damaged large archive can have a finding per file), then the summary, which counts
+    them."""
     count = 0
-    part: list[str] = []
-    for finding in report.each_flat_finding():
-        part.append(_line({"type": "finding", **finding}))
-        count += 1
-        if len(part) == _PART_LINES:
-            yield "\n".join(part) + "\n"
-            part = []
-    if part:
-        yield "\n".join(part) + "\n"
+
+    def lines() -> Iterator[str]:
+        nonlocal count
+        for finding in report.each_flat_finding():
+            count += 1
+            yield _line({"type": "finding", **finding})
+
+    yield from lines_in_parts(lines(), _PART_LINES)
     yield _line(_summary(report, count)) + "\n"
 
 

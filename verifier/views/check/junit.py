@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from itertools import chain, islice
+from itertools import chain
 
 from verifier.findings import Finding, Severity, Stage
 from verifier.report import AssertionResult, AssertionStatus, Report
+from verifier.views.clean import lines_in_parts
 from verifier.views.findings import blocked_by, cascade, location
 from verifier.views.inert import xml_attr as quoteattr
 from verifier.views.inert import xml_text as escape
@@ -210,8 +211,7 @@ def render_parts(report: Report) -> Iterator[str]:
         *(_suite(name, cases, held) for name, cases in suites),
         ("</testsuites>",),
     )
-    while part := list(islice(lines, _PART_LINES)):
-        yield "\n".join(part) + "\n"
+    return lines_in_parts(lines, _PART_LINES)
 
 
 _PART_LINES = 4096  # lines written at a time by render_parts
