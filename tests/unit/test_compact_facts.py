@@ -280,6 +280,33 @@ def test_a_large_spec_is_packed_in_parts_that_come_back_in_order(monkeypatch: An
     assert held.value() is whole and held.windows() is None  # read whole from now on
 
 
+def test_a_spec_s_repeated_text_is_held_compressed() -> None:
+    """A spec repeats its kinds, descriptions, pointers and file names from one assertion to
+    the next: its packed parts are compressed, a fraction of what :mod:`marshal` writes."""
+    import marshal
+
+    from verifier.plan.packed import WINDOW, PackedDocument
+
+    spec = {
+        "assertions": [
+            {
+                "id": f"c{i:06d}.same-payment",
+                "kind": "same-value",
+                "description": "Receipt and readback agree.",
+                "selects": [
+                    {"file": f"evidence/cases/{i:06d}/run.json", "pointer": "/receipt/id"},
+                    {"file": f"evidence/cases/{i:06d}/readback.json", "pointer": "/object/id"},
+                ],
+            }
+            for i in range(2 * WINDOW + 5)
+        ]
+    }
+    held = PackedDocument.pack(spec, "assertions")
+    assert held is not None
+    assert 0 < held.nbytes < len(marshal.dumps(spec, 4)) / 5
+    assert same_json(held.value(), spec) and held.nbytes == 0
+
+
 def test_a_small_spec_or_other_document_is_packed_whole() -> None:
     from verifier.plan.packed import WINDOW, PackedDocument
 

@@ -11,17 +11,32 @@ integers of any size, floats, booleans, null) and reads it back equal, in the sa
 a document holding anything else (a number kept with its literal, an object that repeated a
 key) is not packed (:meth:`PackedDocument.pack` says ``None``). Only bytes this process wrote
 are ever unmarshalled.
+
+Each packed form is also compressed (:mod:`zlib`, level 1): a spec repeats its kinds,
+descriptions, pointers and file names from one assertion to the next, and at 100,000 records
+its 13.5 MB of packed parts took 1 MB compressed, held while the workers run, for about
+0.04 s to compress and 0.02 s to decompress (measured on the benchmark's spec).
 """
 
 from __future__ import annotations
 
 import marshal
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
 #: assertions per packed part: a part's objects are what is alive at once while judging
 WINDOW = 4096
 _VERSION = 4
+_LEVEL = 1  # zlib's fastest: most of the gain, a fraction of the time of its default
+
+
+def _packed(value: Any) -> bytes:
+    return zlib.compress(marshal.dumps(value, _VERSION), _LEVEL)
+
+
+def _unpacked(data: bytes) -> Any:
+    return marshal.loads(zlib.decompress(data))
 
 
 class PackedDocument:
@@ -48,13 +63,10 @@ class PackedDocument:
             if type(items) is list and len(items) > WINDOW:
                 shell = dict(value)
                 shell[key] = []  # (keeps the key's place among the others)
-                parts = [
-                    marshal.dumps(items[at : at + WINDOW], _VERSION)
-                    for at in range(0, len(items), WINDOW)
-                ]
-                made = cls(marshal.dumps(shell, _VERSION), key, parts)
+                parts = [_packed(items[at : at + WINDOW]) for at in range(0, len(items), WINDOW)]
+                made = cls(_packed(shell), key, parts)
             else:
-                made = cls(marshal.dumps(value, _VERSION), None, [])
+                made = cls(_packed(value), None, [])
         except (ValueError, UnicodeError):
             return None
         made.truthy = bool(value)
@@ -63,12 +75,17 @@ class PackedDocument:
     def value(self) -> Any:
         """The document, unpacked whole (the first time; the same object from then on)."""
         if self._whole is _NOT_YET:
-            whole = marshal.loads(self._shell)
+            whole = _unpacked(self._shell)
             if self._key is not None:
-                whole[self._key] = [item for part in self._parts for item in marshal.loads(part)]
+                whole[self._key] = [item for part in self._parts for item in _unpacked(part)]
             self._whole = whole
             self._shell, self._parts = b"", []
         return self._whole
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes held packed (0 once unpacked whole)."""
+        return len(self._shell) + sum(len(part) for part in self._parts)
 
     def windows(self) -> Iterator[tuple[int, list[Any]]] | None:
         """The array packed in parts, a part at a time: (index of its first entry, entries),
@@ -82,7 +99,7 @@ class PackedDocument:
     def _windows(parts: list[bytes]) -> Iterator[tuple[int, list[Any]]]:
         at = 0
         for part in parts:
-            items = marshal.loads(part)
+            items = _unpacked(part)
             yield at, items
             at += len(items)
 
