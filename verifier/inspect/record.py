@@ -3,7 +3,7 @@ the schema bundle, checked if it is a transcript, and reduced to the values its 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from verifier.findings import Finding
@@ -11,9 +11,14 @@ from verifier.inspect.apart import on_own_thread
 from verifier.inspect.place import place_in
 from verifier.inspect.schemas import Prepared, _parse
 from verifier.inspect.values import extract
-from verifier.json.parse import Given
+from verifier.json.parse import Given, loads_in_windows
 from verifier.plan.needs import Extracted, Flat, Wants, flat
-from verifier.transcripts.archive import check_container_file, check_transcript_record
+from verifier.transcripts.archive import (
+    CONTAINER_SCHEMA,
+    RECORD_KIND,
+    check_container_file,
+    check_transcript_record,
+)
 
 
 class RecordResult(NamedTuple):
@@ -112,6 +117,57 @@ def process_document(
         found.extend(more)
         transcript = check_transcript_record(path, value) or _NONE
     return RecordResult(found or _NONE, transcript, True, checked, None), value
+
+
+def process_in_windows(
+    prep: Prepared,
+    path: str,
+    pending: dict[str, bytes],
+    key: str,
+    size: int,
+    names: Mapping[str, str],
+    take: Callable[[list[Any]], bool],
+) -> tuple[RecordResult, dict[str, Any]] | None:
+    """A large document kept for the run (the assertion spec) read a window of its array
+    ``key`` at a time (:func:`~verifier.json.parse.loads_in_windows`): each window
+    validated (:meth:`~verifier.inspect.schemas.Validators.windowed`), then handed to
+    ``take`` (which keeps what it needs of it, packed, or says ``False``), and let go; the
+    result and the document's other members (``key`` holding ``[]``) are returned. Only a
+    document whose every window and whose members pass is read so, as nothing about it is
+    then to be reported; otherwise ``None``, its bytes put back in ``pending`` for
+    :func:`process_document`, which reads it whole and says what is wrong (whatever
+    ``take`` was given is the caller's to drop). String values are shared with ``names``
+    (the manifest's names) and, within a window, with each other (see
+    :func:`~verifier.json.parse.loads_in_windows`)."""
+    validators = prep.validators
+    if not prep.validate or validators is None:
+        return None
+    valid: Callable[[Any], bool] | None = None
+    last: list[Any] = []
+
+    def each(head: dict[str, Any], items: list[Any]) -> bool:
+        nonlocal valid, last
+        if valid is None:
+            valid = validators.windowed(head, key)
+        if valid is None or not valid({**head, key: items}) or not take(items):
+            return False
+        last = items
+        return True
+
+    def finish(shell: dict[str, Any]) -> bool:
+        if valid is None or not last or shell.get("recordKind") == RECORD_KIND:
+            return False  # (no window: a short document, read whole; a transcript's check)
+        if shell.get("$schema") == CONTAINER_SCHEMA:
+            return False
+        members = dict(shell)
+        members[key] = last  # (the last window, with every other member)
+        return valid(members)
+
+    shell, data = loads_in_windows(Given(pending.pop(path)), key, size, names, each, finish)
+    if shell is None:
+        pending[path] = data
+        return None
+    return RecordResult(_NONE, _NONE, True, 1, None), shell
 
 
 def process_container(

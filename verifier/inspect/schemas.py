@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -299,6 +299,34 @@ class Validators:
             raise ValueError(f"{uri} is not available offline; no network request is made")
         return found
 
+    def windowed(self, head: dict[str, Any], key: str) -> Callable[[Any], bool] | None:
+        """For a large document read a window of its array ``key`` at a time (the assertion
+        spec: :func:`verifier.json.parse.loads_in_windows`): a test of a document made of
+        some of its members and one window of the array, or ``None`` where such tests could
+        not stand for the whole document (``head``: the members before the array, which must
+        name the schema). The test says ``True`` only when the engine that decides first
+        passes it (an error, or a schema that refers to what is not there: ``False``).
+
+        The schema (by ``$schema``) must be one of :func:`windowed_schema`'s: then the whole
+        document is valid when every window, with any of its members, is, and so is the
+        last window with all of them (the caller tests those); a test that fails says
+        nothing, and the whole document is validated as every record is."""
+        name = head.get("$schema")
+        schema_path = self.ids.get(name) if isinstance(name, str) else None
+        if schema_path is None or not windowed_schema(self.docs[schema_path], key):
+            return None
+        fast = self.fast(schema_path)
+
+        def valid(document: Any) -> bool:
+            try:
+                if fast is not None:
+                    return fast.is_valid(document) is True
+                return self.reference(schema_path).is_valid(document) is True
+            except Exception:  # (the whole document's validation reports it)
+                return False
+
+        return valid
+
     def record(self, path: str, value: Any) -> tuple[list[Finding], int]:
         """Findings for one parsed record, and 1 if it was validated against a schema."""
         name = value.get("$schema") if isinstance(value, dict) else None
@@ -377,6 +405,50 @@ class Validators:
                 )
             )
         return out, 1
+
+
+#: the keywords of a schema :func:`windowed_schema` accepts: at its root, and in the array
+_WINDOWED_ROOT = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "title",
+        "description",
+        "$defs",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+    }
+)
+_WINDOWED_ARRAY = frozenset({"$comment", "title", "description", "type", "items", "minItems"})
+
+
+def windowed_schema(schema: Any, key: str) -> bool:
+    """Whether documents valid against ``schema`` can be told a window of their array
+    ``key`` at a time: the root has only keywords that judge members one by one, by their
+    names (``properties``, ``required``, ``additionalProperties``) or annotate; the
+    array's own schema only ``type`` (array), ``items`` (one schema for every item) and
+    ``minItems``. A document is then valid exactly when its members other than ``key`` are
+    and every item is, and there are at least ``minItems``: so when a document made of the
+    other members and any non-empty part of the array is valid, and every item is in some
+    such valid document, the whole document is valid too (its array is no shorter than any
+    part of it). Anything else, however harmless (``maxItems``, ``uniqueItems``,
+    ``contains``, ``patternProperties``, a combinator or a ``$ref`` at the root), says
+    ``False``: then only the whole document is validated."""
+    if type(schema) is not dict or not schema.keys() <= _WINDOWED_ROOT:
+        return False
+    if schema.get("type", "object") != "object":
+        return False
+    properties = schema.get("properties")
+    array = properties.get(key) if type(properties) is dict else None
+    if type(array) is not dict or not array.keys() <= _WINDOWED_ARRAY:
+        return False
+    if array.get("type", "array") != "array":
+        return False
+    items = array.get("items", True)
+    return type(items) is dict or type(items) is bool
 
 
 def _sentence(text: str) -> str:

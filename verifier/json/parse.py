@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,6 +301,180 @@ def loads_strict(
         if plain is not _NOT_PLAIN:
             return plain, []
     return _strict(data, keep_spelling, strings)
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, as the standard library's decoder skips it
+_COMMA = re.compile(r"[ \t\n\r]*,[ \t\n\r]*")  # between two items or members
+# the decoder's own scanners, as ``json.loads`` uses them (not in the standard library's stubs):
+# one value from a position, and a string from after its opening quote
+_Scan = Callable[[str, int], tuple[Any, int]]
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _skip(text: str, at: int) -> int:
+    """Where the whitespace from ``at`` ends."""
+    found = _SPACE.match(text, at)
+    return found.end() if found is not None else at
+
+
+class _Stop(Exception):
+    """Raised inside :func:`loads_in_windows` to give up reading in windows."""
+
+
+def loads_in_windows(
+    data: Given,
+    key: str,
+    size: int,
+    names: Mapping[str, str],
+    take: Callable[[dict[str, Any], list[Any]], bool],
+    finish: Callable[[dict[str, Any]], bool],
+) -> tuple[dict[str, Any] | None, bytes]:
+    """A large JSON object whose member ``key`` is a long array, parsed a window of ``size``
+    items at a time, so that only one window's objects are alive at once: ``take(head,
+    items)`` is given each window in order as it is parsed (``head``: the members before the
+    array), then ``finish`` the object with ``key`` holding ``[]`` in its place, which is
+    returned with ``b""``.
+
+    The value read so is :func:`loads_strict`'s exactly (the same decoder, hooks and
+    checks, one item at a time): everything that would make it differ, or make a problem,
+    is not read this way. Anything else than a top-level object without a repeated key whose
+    ``key`` is an array, a byte order mark, invalid UTF-8, nesting over :data:`MAX_DEPTH`, a
+    repeated key or a number kept with its literal anywhere, or ``take`` or ``finish``
+    saying ``False``: ``(None, the bytes)``, which the caller parses whole (with the
+    problems' findings); anything ``take`` did before is then the caller's to drop.
+
+    An object's string value equal to one of ``names`` (the manifest's names) is that
+    string; any other is held once within its window (as :func:`loads_strict` holds each
+    once with ``strings``, but not beyond the window: the spec's own strings, an id per
+    assertion, are not all kept to the end of the parse)."""
+    raw = data.take()  # (its only reference from here, until decoded)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return None, raw
+    if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH and _text_depth(raw) > MAX_DEPTH:
+        return None, raw
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, raw
+    del raw
+    try:
+        shell = _windows(text, key, size, names, take)
+    except (_Stop, StopIteration, RecursionError, ValueError):  # (JSONDecodeError too)
+        shell = None
+    if shell is None or not finish(shell):
+        return None, text.encode("utf-8")  # (the same bytes: they decoded strictly)
+    return shell, b""
+
+
+def _windows(
+    text: str,
+    key: str,
+    size: int,
+    names: Mapping[str, str],
+    take: Callable[[dict[str, Any], list[Any]], bool],
+) -> dict[str, Any] | None:
+    """:func:`loads_in_windows`'s walk over the top-level object; raises or says ``None``
+    where it gives up."""
+    named = names.get
+    window_strings: dict[str, str] = {}
+    held = window_strings.setdefault
+
+    def number(literal: str) -> float:  # as _strict's; a number kept with its literal: give up
+        value = float(literal)
+        if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
+            return value
+        made = exact_float(literal, value)
+        if type(made) is not float:
+            raise _Stop
+        return made
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        built = dict(pairs)
+        if len(built) != len(pairs):
+            raise _Stop  # a repeated key: the whole parse names it
+        for name, value in pairs:
+            if type(value) is str:
+                found = named(value)
+                built[name] = found if found is not None else held(value, value)
+        return built
+
+    def taken(head: dict[str, Any], window: list[Any]) -> bool:
+        window_strings.clear()  # (the window's own strings: held by its objects alone now)
+        return take(head, window)
+
+    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_constant, parse_float=number)
+    scan: _Scan = decoder.scan_once  # type: ignore[attr-defined]
+    at = _skip(text, 0)
+    if text[at : at + 1] != "{":
+        return None
+    at = _skip(text, at + 1)
+    pairs: list[tuple[str, Any]] = []
+    seen: set[str] = set()
+    windowed = False
+    while True:
+        if text[at : at + 1] != '"':
+            return None  # (an empty object too: no array to read)
+        name, at = _scanstring(text, at + 1, True)
+        if name in seen:
+            return None
+        seen.add(name)
+        at = _skip(text, at)
+        if text[at : at + 1] != ":":
+            return None
+        at = _skip(text, at + 1)
+        if name == key and text[at : at + 1] == "[":
+            at = _items(text, at + 1, size, scan, hook(pairs), taken)
+            pairs.append((name, []))
+            windowed = True
+        else:
+            value, at = scan(text, at)
+            pairs.append((name, value))
+        comma = _COMMA.match(text, at)
+        if comma is not None:
+            at = comma.end()
+            continue
+        at = _skip(text, at)
+        if text[at : at + 1] != "}":
+            return None
+        break
+    if not windowed or _skip(text, at + 1) != len(text):
+        return None
+    return hook(pairs)
+
+
+def _items(
+    text: str,
+    at: int,
+    size: int,
+    scan: _Scan,
+    head: dict[str, Any],
+    take: Callable[[dict[str, Any], list[Any]], bool],
+) -> int:
+    """The array's items from ``at`` (after its ``[``), handed to ``take`` a window at a
+    time; where the array ends."""
+    at = _skip(text, at)
+    if text[at : at + 1] == "]":
+        return at + 1
+    window: list[Any] = []
+    comma = _COMMA.match
+    while True:
+        value, at = scan(text, at)
+        window.append(value)
+        if len(window) == size:
+            if not take(head, window):
+                raise _Stop
+            window = []
+        between = comma(text, at)
+        if between is not None:
+            at = between.end()
+            continue
+        at = _skip(text, at)
+        if text[at : at + 1] != "]":
+            raise _Stop
+        break
+    if window and not take(head, window):
+        raise _Stop
+    return at + 1
 
 
 def _strict(

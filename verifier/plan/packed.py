@@ -72,6 +72,16 @@ class PackedDocument:
         made.truthy = bool(value)
         return made
 
+    @classmethod
+    def in_parts(cls, shell: dict[str, Any], key: str, parts: list[bytes]) -> PackedDocument:
+        """A document whose array at ``key`` was packed a part at a time (:func:`pack_part`,
+        in order) as it was read; ``shell``: its other members, ``key`` holding ``[]`` in its
+        place. The same as :meth:`pack` of the whole document, but for where the parts are
+        cut."""
+        made = cls(_packed(shell), key, parts)
+        made.truthy = True  # (an object with a member)
+        return made
+
     def value(self) -> Any:
         """The document, unpacked whole (the first time; the same object from then on)."""
         if self._whole is _NOT_YET:
@@ -104,6 +114,15 @@ class PackedDocument:
             at += len(items)
 
 
+def pack_part(items: list[Any]) -> bytes | None:
+    """A part of an array, packed for :meth:`PackedDocument.in_parts`; ``None`` if
+    :mod:`marshal` cannot write it as it is."""
+    try:
+        return _packed(items)
+    except (ValueError, UnicodeError):
+        return None
+
+
 _NOT_YET: Any = object()
 
-__all__ = ["WINDOW", "PackedDocument"]
+__all__ = ["WINDOW", "PackedDocument", "pack_part"]

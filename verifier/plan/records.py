@@ -16,12 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.inspect.place import place_each
-from verifier.inspect.record import RecordResult, process_document
+from verifier.inspect.record import RecordResult, process_document, process_in_windows
 from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
 from verifier.json.pointer import Glob
+from verifier.plan import packed as packing
 from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
-from verifier.plan.packed import PackedDocument
+from verifier.plan.packed import PackedDocument, pack_part
 from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
+
+ASSERTIONS = "assertions"  # the spec's array of assertions
+#: a spec of this many bytes or more is read a window of its assertions at a time
+#: (:meth:`RecordPlan._spec_in_windows`); a smaller one whole, as every document
+WINDOWED_FROM = 4 << 20
 
 
 @dataclass(slots=True)
@@ -170,6 +176,10 @@ class RecordPlan:
         early.clear()
         inner.clear()
         strings = {name: name for name in listed} if not self.prefix else {}
+        spec_needs: list[Need] | None = None
+        shell: dict[str, Any] | None = None
+        if len(records.get(self.spec_path, b"")) >= WINDOWED_FROM:
+            spec_needs, shell = self._spec_in_windows(records, strings)
         for path in sorted(records):
             # (its bytes handed over in the dict: let go once parsed, before validation)
             result, value = process_document(self.bundle, path, records, strings)
@@ -177,16 +187,53 @@ class RecordPlan:
             if value is not None:
                 self.kept[path] = value
         del strings
-        self.containers = containers_in(self.kept.get(self.spec_path))
+        self.containers = containers_in(
+            shell if shell is not None else self.kept.get(self.spec_path)
+        )
         self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
         needs: list[Need] = []
         if self.consistency:
-            needs.extend(needs_of(self.kept.get(self.spec_path)))
+            needs.extend(
+                spec_needs if spec_needs is not None else needs_of(self.kept.get(self.spec_path))
+            )
         for path, value in self.kept.items():
             if path != self.spec_path:
                 needs.extend(selectors_in(value))
         needs.extend(Need(pattern, "", glob=True) for pattern in self.whole)
         self.index = NeedIndex(needs)
+
+    def _spec_in_windows(
+        self, records: dict[str, bytes], names: dict[str, str]
+    ) -> tuple[list[Need] | None, dict[str, Any] | None]:
+        """A large spec read a window of its assertions at a time
+        (:func:`~verifier.inspect.record.process_in_windows`): each window's needs taken and
+        the window packed as it is read, so that its objects are never all alive at once (at
+        100,000 records they took 64 MB beside the spec's 33 MB text, the run's peak). Its
+        needs and its members other than the assertions; ``(None, None)`` where it is not
+        read so (it is then read whole, as every document, and its bytes are in
+        ``records``)."""
+        assert self.bundle is not None
+        needs: list[Need] = []
+        parts: list[bytes] = []
+
+        def take(items: list[Any]) -> bool:
+            part = pack_part(items)
+            if part is None:
+                return False
+            if self.consistency:
+                needs.extend(needs_of({ASSERTIONS: items}))
+            parts.append(part)
+            return True
+
+        path = self.spec_path
+        window = packing.WINDOW
+        done = process_in_windows(self.bundle, path, records, ASSERTIONS, window, names, take)
+        if done is None:
+            return None, None
+        result, shell = done
+        self.results[path] = result
+        self.packed[path] = PackedDocument.in_parts(shell, ASSERTIONS, parts)
+        return needs, shell
 
     def pack(self) -> None:
         """Pack the kept documents while nothing reads them (from when the need index is
@@ -197,7 +244,7 @@ class RecordPlan:
         kept with its literal, an object that repeated a key) stays as it is."""
         for path in sorted(self.kept):
             packed = PackedDocument.pack(
-                self.kept[path], "assertions" if path == self.spec_path else None
+                self.kept[path], ASSERTIONS if path == self.spec_path else None
             )
             if packed is not None:
                 self.packed[path] = packed
