@@ -6,6 +6,7 @@ verifier.inspect.record.process_in_windows, verifier.plan.records.RecordPlan).""
 from __future__ import annotations
 
 import json
+import random
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -347,3 +348,105 @@ def test_a_spec_read_in_windows_never_holds_all_its_assertions_at_once() -> None
     )
     assert len(parts) == 79  # 20,000 in windows of 256
     assert windowed < whole / 2
+
+
+# --- mutated texts: the windows read a text exactly as the whole read, or hand it back -------
+
+_SEED_TEXT = json.dumps(
+    {
+        "$schema": "s",
+        "description": "caf\u00e9",
+        "assertions": [
+            {"id": "a1", "kind": "count", "select": {"file": "f.json", "pointer": "/x"}, "n": 2},
+            {"id": "a2", "kind": "same-value", "selects": [{"file": "g", "pointer": ""}]},
+            {"id": "a3", "big": 123456789012345678901234567890, "f": 0.5, "t": [True, None]},
+            "a string item",
+            [1, [2, [3]]],
+        ],
+        "after": {"k": ["v"]},
+    },
+    indent=1,
+).encode()
+
+#: where a piece of JSON fits: after an opening bracket or a comma, before a closing one
+_BOUNDARIES = sorted(
+    {i + 1 for i, c in enumerate(_SEED_TEXT) if c in b"{[,"}
+    | {i for i, c in enumerate(_SEED_TEXT) if c in b"}]"}
+)
+
+_PIECES = [
+    b",",
+    b"]",
+    b"}",
+    b"[",
+    b"{",
+    b'"',
+    b":",
+    b" ",
+    b"\n",
+    b"\\",
+    b"\\u003a",
+    b'"id": "dup", ',  # a repeated key where an object's members start
+    b'"assertions": [], ',
+    b'"x": 1e400, ',
+    b'"x": 0.1000000000000000000000000001, ',
+    b'"x": NaN, ',
+    b"1e400, ",  # ... where an array's items start
+    b"0.1000000000000000000000000001, ",
+    b"-0, ",
+    b'"\\ud800", ',
+    b'{"k": 1, "k": 2}, ',
+    b"[" * 300 + b"]" * 300 + b", ",
+    b"\xef\xbb\xbf",
+    b"\xff",
+    b"\x00",
+]
+
+
+def _mutated(rng: random.Random) -> bytes:
+    data = _SEED_TEXT
+    for _ in range(rng.randint(1, 3)):
+        at = min(
+            rng.choice(_BOUNDARIES) if rng.random() < 0.7 else rng.randint(0, len(data)),
+            len(data),
+        )
+        how, piece = rng.choice(["insert", "insert", "delete", "replace"]), rng.choice(_PIECES)
+        if how == "insert":
+            data = data[:at] + piece + data[at:]
+        elif how == "delete":
+            data = data[:at] + data[at + rng.randint(1, 4) :]
+        else:
+            data = data[:at] + piece + data[at + len(piece) :]
+    return data
+
+
+def test_a_mutated_spec_is_read_in_windows_as_whole_or_handed_back() -> None:
+    """1,000 mutations of a small spec (seeded, so the same each run): each is read in
+    windows to the whole read's value, with no problem in the whole read, or handed back as
+    it was given; both happen often enough to mean something."""
+    rng = random.Random(14)
+    read = handed = 0
+    for _ in range(1000):
+        data = _mutated(rng)
+        whole, problems = loads_strict(data, strings={})
+        shell, back, taken = _windows_of(data, rng.randint(1, 4))
+        if shell is None:
+            assert back == data, data  # handed back as it was given, to be read whole
+            handed += 1
+            continue
+        assert back == b"" and problems == [] and isinstance(whole, dict), data
+        assert list(shell) == list(whole), data
+        assert same_json({**shell, "assertions": [i for w in taken for i in w]}, whole), data
+        read += 1
+    assert read > 100 and handed > 100, (read, handed)
+
+
+def _windows_of(data: bytes, size: int) -> tuple[Any, bytes, list[list[Any]]]:
+    taken: list[list[Any]] = []
+
+    def take(head: dict[str, Any], items: list[Any]) -> bool:
+        taken.append(list(items))
+        return True
+
+    shell, back = loads_in_windows(Given(data), "assertions", size, {}, take, lambda _: True)
+    return shell, back, taken
