@@ -71,7 +71,7 @@ class Count(AssertionKind):
         """Only the count of an array's elements (``select``, no ``distinct``, no ``files``)
         within its bounds."""
         length = records.quick_length
-        shapes = Shapes("select")
+        shapes = Shapes("select", names=records.names)
         texts: dict[int, str] = {}
         out: list[Quick | None] = []
         append = out.append

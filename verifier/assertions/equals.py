@@ -25,7 +25,7 @@ def _quick(
     """The passes of ``equals`` (``key`` "value") or ``in-set`` (``key`` "values", a
     non-empty array, ``one_of``)."""
     get = records.quick_value
-    shapes = Shapes("select", key)
+    shapes = Shapes("select", key, names=records.names)
     out: list[Quick | None] = []
     for spec in specs:
         out.append(None)

@@ -89,7 +89,7 @@ class Context:
         """A whole record (declare it with ``Need(path, "")``)."""
         if not isinstance(path, str):
             raise SpecError(f"a file must be named by a string, not {show(path)}")
-        self.reads.append(Read(path, ""))
+        self.reads.append(Read(self._records.own(path), ""))
         self._parsed(path)
         return self._records.resolve(path, "")
 
@@ -105,7 +105,7 @@ class Context:
 
     def value(self, selector: Any) -> Any:
         path, pointer = self._selector(selector)
-        self.reads.append(Read(path, pointer))
+        self.reads.append(Read(self._records.own(path), pointer))  # (see Records.own)
         self._parsed(path)
         return self._records.resolve(path, pointer)
 
@@ -113,7 +113,7 @@ class Context:
         """The element count of the selected array, ``None`` if it is not an array (declare
         it with ``Need(file, pointer, length=True)``)."""
         path, pointer = self._selector(selector)
-        self.reads.append(Read(path, pointer))
+        self.reads.append(Read(self._records.own(path), pointer))  # (see Records.own)
         self._parsed(path)
         return self._records.length(path, pointer)
 

@@ -32,7 +32,7 @@ class SameValue(AssertionKind):
 
     def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
         get = records.quick_value
-        shapes = Shapes("selects")
+        shapes = Shapes("selects", names=records.names)
         out: list[Quick | None] = []
         append = out.append
         for spec in specs:

@@ -49,7 +49,7 @@ class Unchanged(AssertionKind):
 
     def quick(self, specs: Sequence[dict[str, Any]], records: Records) -> list[Quick | None]:
         get = records.quick_value
-        shapes = Shapes("before", "after", "keys")
+        shapes = Shapes("before", "after", "keys", names=records.names)
         #: per pair of snapshot key tuples: the message's template and the keys in its order
         #: when they hold the same keys (compared all, sorted), else ``None``
         templates: dict[tuple[tuple[Any, ...], tuple[Any, ...]], tuple[str, list[str]] | None]

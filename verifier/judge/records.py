@@ -11,7 +11,7 @@ the archive: each value it reads is one dictionary lookup.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
@@ -30,7 +30,8 @@ class Records:
     the values extracted at the pointers declared as needed."""
 
     def __init__(self) -> None:
-        self._parsed: set[str] = set()
+        #: the paths that parsed, each its own key (:meth:`own` gives back the string held)
+        self._parsed: dict[str, str] = {}
         self._documents: dict[str, Any] = {}
         self._extracted: dict[str, Flat] = {}  # (each held flat: see Flat)
 
@@ -50,7 +51,7 @@ class Records:
     def add(
         self, path: str, extracted: Extracted | Flat | None = None, document: Any = None
     ) -> None:
-        self._parsed.add(path)
+        self._parsed.setdefault(path, path)
         if document is not None:
             self._documents[path] = document
         if extracted:
@@ -62,7 +63,7 @@ class Records:
         parsed, kept = self._parsed, self._extracted
         for path, extracted in items:
             if path not in parsed:
-                parsed.add(path)
+                parsed[path] = path
                 if extracted:
                     kept[path] = flat(extracted)
 
@@ -71,7 +72,8 @@ class Records:
         if not prefix:
             return self
         out = Records()
-        out._parsed = {f"{prefix}/{p}" for p in self._parsed}
+        paths = [f"{prefix}/{p}" for p in self._parsed]
+        out._parsed = dict(zip(paths, paths, strict=True))
         out._documents = {f"{prefix}/{p}": v for p, v in self._documents.items()}
         out._extracted = {f"{prefix}/{p}": v for p, v in self._extracted.items()}
         return out
@@ -82,7 +84,8 @@ class Records:
             return self
         cut = len(prefix) + 1
         out = Records()
-        out._parsed = {p[cut:] for p in self._parsed if p.startswith(prefix + "/")}
+        paths = [p[cut:] for p in self._parsed if p.startswith(prefix + "/")]
+        out._parsed = dict(zip(paths, paths, strict=True))
         out._documents = {
             p[cut:]: v for p, v in self._documents.items() if p.startswith(prefix + "/")
         }
@@ -95,7 +98,7 @@ class Records:
         """The same records with what was extracted from ``path`` replaced (a record read
         again, changed: ``verify-evidence coverage --mutate``). The others are shared."""
         out = Records()
-        out._parsed = self._parsed | {path}
+        out._parsed = {**self._parsed, path: self._parsed.get(path, path)}
         out._documents = self._documents
         out._extracted = dict(self._extracted)
         if extracted:
@@ -103,6 +106,19 @@ class Records:
         else:
             out._extracted.pop(path, None)
         return out
+
+    @property
+    def names(self) -> Mapping[str, str]:
+        """The paths that parsed, each mapped to the string held for it (:meth:`own`, as
+        one lookup: the batch paths of the kinds ask it once per read)."""
+        return self._parsed
+
+    def own(self, path: str) -> str:
+        """The string held for ``path`` if it parsed (the plan's own, as the report's file
+        entries hold it), else ``path``: what an assertion read is named by in its result,
+        so that each result's paths are not copies (a spec's parts are unpacked afresh, each
+        with its own strings: 100,000 copies of the files' names at 100,000 records)."""
+        return self._parsed.get(path, path)
 
     def __contains__(self, path: object) -> bool:
         return path in self._parsed
