@@ -429,15 +429,10 @@ def _windows(
         else:
             value, at = scan(text, at)
             pairs.append((name, value))
-        comma = _COMMA.match(text, at)
-        if comma is not None:
-            at = comma.end()
-            continue
-        at = _skip(text, at)
-        if text[at : at + 1] != "}":
-            return None
-        break
-    if not windowed or _skip(text, at + 1) != len(text):
+        at, more = _after(text, at, "}")
+        if not more:
+            break
+    if not windowed or _skip(text, at) != len(text):
         return None
     return hook(pairs)
 
@@ -456,25 +451,30 @@ def _items(
     if text[at : at + 1] == "]":
         return at + 1
     window: list[Any] = []
-    comma = _COMMA.match
-    while True:
+    more = True
+    while more:
         value, at = scan(text, at)
         window.append(value)
         if len(window) == size:
             if not take(head, window):
                 raise _Stop
             window = []
-        between = comma(text, at)
-        if between is not None:
-            at = between.end()
-            continue
-        at = _skip(text, at)
-        if text[at : at + 1] != "]":
-            raise _Stop
-        break
+        at, more = _after(text, at, "]")
     if window and not take(head, window):
         raise _Stop
-    return at + 1
+    return at
+
+
+def _after(text: str, at: int, closer: str) -> tuple[int, bool]:
+    """After a member or an item: where the next one starts and ``True`` (a comma), or
+    where its object or array ends and ``False`` (``closer``); :class:`_Stop` otherwise."""
+    comma = _COMMA.match(text, at)
+    if comma is not None:
+        return comma.end(), True
+    at = _skip(text, at)
+    if text[at : at + 1] != closer:
+        raise _Stop
+    return at + 1, False
 
 
 def _strict(
