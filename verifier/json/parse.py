@@ -303,12 +303,22 @@ def loads_strict(
     return _strict(data, keep_spelling, strings)
 
 
-_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, as the standard library's decoder skips it
-_COMMA = re.compile(r"[ \t\n\r]*,[ \t\n\r]*")  # between two items or members
-# the decoder's own scanners, as ``json.loads`` uses them (not in the standard library's stubs):
-# one value from a position, and a string from after its opening quote
+# the decoder's own pieces, as ``json.loads`` uses them (not in the standard library's stubs):
+# its whitespace, a value scanned from a position, a string from after its opening quote
+_SPACE: re.Pattern[str] = json.decoder.WHITESPACE  # type: ignore[attr-defined]
+_COMMA = re.compile(f"{_SPACE.pattern},{_SPACE.pattern}")  # between two items or members
 _Scan = Callable[[str, int], tuple[Any, int]]
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _number(literal: str) -> float:
+    """A JSON number with a fraction or an exponent: a float, or a
+    :class:`~verifier.json.numbers.JsonFloat` where no double holds it exactly
+    (float_from_literal, its quick test inline)."""
+    value = float(literal)
+    if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
+        return value
+    return exact_float(literal, value)
 
 
 def _skip(text: str, at: int) -> int:
@@ -379,11 +389,8 @@ def _windows(
     window_strings: dict[str, str] = {}
     held = window_strings.setdefault
 
-    def number(literal: str) -> float:  # as _strict's; a number kept with its literal: give up
-        value = float(literal)
-        if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
-            return value
-        made = exact_float(literal, value)
+    def number(literal: str) -> float:  # a number kept with its literal: give up
+        made = _number(literal)
         if type(made) is not float:
             raise _Stop
         return made
@@ -409,15 +416,11 @@ def _windows(
         return None
     at = _skip(text, at + 1)
     pairs: list[tuple[str, Any]] = []
-    seen: set[str] = set()
     windowed = False
     while True:
         if text[at : at + 1] != '"':
             return None  # (an empty object too: no array to read)
         name, at = _scanstring(text, at + 1, True)
-        if name in seen:
-            return None
-        seen.add(name)
         at = _skip(text, at)
         if text[at : at + 1] != ":":
             return None
@@ -434,7 +437,7 @@ def _windows(
             break
     if not windowed or _skip(text, at) != len(text):
         return None
-    return hook(pairs)
+    return hook(pairs)  # (a repeated member, the array's too, gives up here)
 
 
 def _items(
@@ -492,11 +495,8 @@ def _strict(
     repeated: list[bool] = []
     odd_numbers: list[bool] = []
 
-    def number(literal: str) -> float:  # float_from_literal, its quick test inline
-        value = float(literal)
-        if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
-            return value
-        return noted(exact_float(literal, value))
+    def number(literal: str) -> float:
+        return noted(_number(literal))
 
     def spelled(literal: str) -> float:
         return noted(float_keeping_spelling(literal))
