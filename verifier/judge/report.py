@@ -114,7 +114,7 @@ def judge_records(
     """Validity and consistency from the records' results, and the report."""
     records = plan.records
     results: dict[str, Any] = dict(records.results)
-    results.update(facts.records)
+    results.update(facts.records.items())  # (in the order they came)
     facts.records.clear()  # read from ``results`` from here on
     store = Records()
     for path in records.kept_paths():  # first; each document itself added once unpacked
@@ -122,7 +122,13 @@ def judge_records(
     assert records.bundle is not None
     content, prefix = plan.content, plan.prefix
     stages = options.stages
-    listed = {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
+    # the listed names inside the content root: the integrity outcome's own set when that
+    # root is the archive's (not a copy of 100,000 names beside it at the run's peak)
+    listed = (
+        integrity.listed
+        if not prefix
+        else {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
+    )
     validity = check_validity(records.bundle, results, store)
     if "validity" in stages:
         validity.stage.findings.extend(unmatched_containers(records, listed))
