@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import rewrite_manifest
 from tests.jsonvalues import same_json
 from verifier.inspect.schemas import windowed_schema
+from verifier.json import parse
 from verifier.json.parse import Given, loads_in_windows, loads_strict
 
 PARSED_THE_SAME = [
@@ -450,3 +451,90 @@ def _windows_of(data: bytes, size: int) -> tuple[Any, bytes, list[list[Any]]]:
 
     shell, back = loads_in_windows(Given(data), "assertions", size, {}, take, lambda _: True)
     return shell, back, taken
+
+
+# --- a text decoded a part at a time: never a different outcome than decoded whole ----------
+
+_CUT_ANYWHERE = [
+    '{"a": [1.5e3, -2.25E-7, 10, 0, -0.0, 3e+2, 123456789012345678901234567890, 7]}',
+    '{"a": ["\\u00e9\\ud83d\\ude00", "caf\u00e9 \u20ac \U0001f600", true, false, null]}',
+    '{  "x" :  "\u00e9\u00e9\u00e9" ,  "a" :  [ { "k" : [ 1 , 2.5 ] } , "\\"q\\"" ]  ,'
+    '  "z": 1e5 } ',
+]
+
+
+@pytest.mark.parametrize("text", PARSED_THE_SAME + _CUT_ANYWHERE)
+@pytest.mark.parametrize("part", [1, 2, 3, 7, 64])
+def test_a_text_decoded_in_small_parts_is_read_as_decoded_whole(
+    text: str, part: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts of a few bytes cut every token somewhere (a number in its exponent, a character
+    of two to four bytes, a string, a literal): each is still read as the whole text is."""
+    whole, problems = loads_strict(text.encode())
+    assert problems == [] and isinstance(whole, dict)
+    monkeypatch.setattr(parse, "PART", part)
+    shell, back, taken = _windows(text, 2)
+    assert back == b"" and shell is not None
+    assert list(shell) == list(whole)
+    assert same_json({**shell, "a": [item for w in taken for item in w]}, whole)
+
+
+@pytest.mark.parametrize("part", [1, 3, 64])
+def test_what_windows_cannot_read_is_handed_back_whatever_the_parts(
+    part: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parse, "PART", part)
+    for text in HANDED_BACK:
+        data = text.encode()
+        assert _windows(data, 1)[:2] == (None, data), text
+    data = b'{"a": ["\xc3\xa9", "\xe2\x82"]}'  # a character cut short: invalid UTF-8
+    assert _windows(data, 1)[:2] == (None, data)
+
+
+def test_a_mutated_text_decoded_in_parts_has_the_outcome_it_has_decoded_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mutated specs again, each read with its text decoded at once and in parts of 1
+    to 9 bytes: the same value and windows, or handed back both times."""
+    rng = random.Random(1414)
+    read = 0
+    for _ in range(600):
+        data = _mutated(rng)
+        size = rng.randint(1, 4)
+        monkeypatch.setattr(parse, "PART", 1 << 30)
+        at_once = _windows_of(data, size)
+        monkeypatch.setattr(parse, "PART", rng.randint(1, 9))
+        in_parts = _windows_of(data, size)
+        assert (at_once[0] is None) == (in_parts[0] is None), data
+        assert at_once[1] == in_parts[1], data
+        if at_once[0] is not None:
+            assert same_json([at_once[0], at_once[2]], [in_parts[0], in_parts[2]]), data
+            read += 1
+    assert read > 60, read
+
+
+def test_the_text_is_never_decoded_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk holds the text from the item it reads on: the parse's peak (traced
+    allocations, the bytes given before it starts) is under half of the text's size with
+    parts of 64 KB; the text decoded at once is all of it."""
+    # (strings: a text of few brackets, which the depth check before the walk passes over)
+    items = [f"assertion {i}, in a spec of 20,000" for i in range(20_000)]
+    data = json.dumps({"assertions": items}).encode()
+    del items
+
+    def peak() -> int:
+        tracemalloc.start()
+        try:
+            shell, _ = loads_in_windows(
+                Given(data), "assertions", 256, {}, lambda h, w: True, lambda _: True
+            )
+            assert shell == {"assertions": []}
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    monkeypatch.setattr(parse, "PART", 1 << 16)
+    in_parts = peak()
+    monkeypatch.setattr(parse, "PART", 1 << 30)
+    at_once = peak()
+    assert in_parts < len(data) / 2 < len(data) < at_once

@@ -13,6 +13,7 @@ is returned, with a ``record.unrepresentable-number`` problem at its pointer.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -331,6 +332,68 @@ class _Stop(Exception):
     """Raised inside :func:`loads_in_windows` to give up reading in windows."""
 
 
+#: characters of a document's bytes decoded at a time by :func:`loads_in_windows` (tests set
+#: it small): the walk holds the text from the item it reads on, not the whole document's
+#: text beside its bytes (a 33 MB spec was 33 MB more for as long as both were alive)
+PART = 1 << 20
+#: characters a token read must end before the end of the text decoded so far, unless that
+#: is the document's end: a number cut at that end reads as a shorter one (``1.5e`` as
+#: ``1.5``, giving back at most two characters); any other token cut there does not read
+MARGIN = 64
+
+
+class _Text:
+    """A document's text, decoded a part of :data:`PART` bytes at a time: ``text`` is what
+    is decoded from a position on (every position the walk holds is into it), ``done`` when
+    it runs to the document's end."""
+
+    __slots__ = ("_decode", "_next", "_raw", "done", "text")
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+        self._next = 0
+        self._decode = codecs.getincrementaldecoder("utf-8")("strict").decode
+        self.text = ""
+        self.done = not raw
+
+    def more(self, at: int) -> int:
+        """Let go of the text before ``at`` and decode the next part after the rest (invalid
+        UTF-8: ``UnicodeDecodeError``); where ``at`` is now."""
+        start, self._next = self._next, min(len(self._raw), self._next + PART)
+        self.done = self._next == len(self._raw)
+        self.text = self.text[at:] + self._decode(self._raw[start : self._next], self.done)
+        return 0
+
+
+def _ahead(doc: _Text, at: int) -> int:
+    """Where the whitespace from ``at`` ends, with the character there decoded (if the
+    document has one)."""
+    while True:
+        at = _skip(doc.text, at)
+        if at < len(doc.text) or doc.done:
+            return at
+        at = doc.more(at)
+
+
+def _read(doc: _Text, at: int, read: _Scan) -> tuple[Any, int]:
+    """``read(text, at)`` (a value, or a string after its quote) and where it ends, over
+    enough of the document's text that reading more could not change it: it ends
+    :data:`MARGIN` characters before the text decoded so far does, or that text is the
+    whole rest of the document. Otherwise (or where it does not read) more is decoded and
+    it is read again; at the document's end, what it raises is raised."""
+    while True:
+        if doc.done:
+            return read(doc.text, at)
+        try:
+            value, end = read(doc.text, at)
+        except (StopIteration, ValueError, _Stop):  # (cut short, perhaps: a number kept
+            pass  # for its literal may be one that is not, whole; read again with more)
+        else:
+            if len(doc.text) - end > MARGIN:
+                return value, end
+        at = doc.more(at)
+
+
 def loads_in_windows(
     data: Given,
     key: str,
@@ -343,7 +406,8 @@ def loads_in_windows(
     items at a time, so that only one window's objects are alive at once: ``take(head,
     items)`` is given each window in order as it is parsed (``head``: the members before the
     array), then ``finish`` the object with ``key`` holding ``[]`` in its place, which is
-    returned with ``b""``.
+    returned with ``b""``. Its text is decoded a part at a time (:data:`PART`), as the walk
+    reaches it.
 
     The value read so is :func:`loads_strict`'s exactly (the same decoder, hooks and
     checks, one item at a time): everything that would make it differ, or make a problem,
@@ -357,27 +421,22 @@ def loads_in_windows(
     string; any other is held once within its window (as :func:`loads_strict` holds each
     once with ``strings``, but not beyond the window: the spec's own strings, an id per
     assertion, are not all kept to the end of the parse)."""
-    raw = data.take()  # (its only reference from here, until decoded)
+    raw = data.take()  # (its only reference from here: handed back, or let go at the end)
     if raw.startswith(b"\xef\xbb\xbf"):
         return None, raw
     if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH and _text_depth(raw) > MAX_DEPTH:
         return None, raw
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, raw
-    del raw
-    try:
-        shell = _windows(text, key, size, names, take)
-    except (_Stop, StopIteration, RecursionError, ValueError):  # (JSONDecodeError too)
-        shell = None
+        shell = _windows(_Text(raw), key, size, names, take)
+    except (_Stop, StopIteration, RecursionError, ValueError):  # (JSONDecodeError, and
+        shell = None  # UnicodeDecodeError, too)
     if shell is None or not finish(shell):
-        return None, text.encode("utf-8")  # (the same bytes: they decoded strictly)
+        return None, raw
     return shell, b""
 
 
 def _windows(
-    text: str,
+    doc: _Text,
     key: str,
     size: int,
     names: Mapping[str, str],
@@ -409,39 +468,43 @@ def _windows(
         window_strings.clear()  # (the window's own strings: held by its objects alone now)
         return take(head, window)
 
+    def member_name(text: str, at: int) -> tuple[str, int]:
+        return _scanstring(text, at, True)
+
     decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_constant, parse_float=number)
     scan: _Scan = decoder.scan_once  # type: ignore[attr-defined]
-    at = _skip(text, 0)
-    if text[at : at + 1] != "{":
+    at = _ahead(doc, 0)
+    if doc.text[at : at + 1] != "{":
         return None
-    at = _skip(text, at + 1)
+    at += 1
     pairs: list[tuple[str, Any]] = []
     windowed = False
     while True:
-        if text[at : at + 1] != '"':
+        at = _ahead(doc, at)  # (after the brace or a comma)
+        if doc.text[at : at + 1] != '"':
             return None  # (an empty object too: no array to read)
-        name, at = _scanstring(text, at + 1, True)
-        at = _skip(text, at)
-        if text[at : at + 1] != ":":
+        name, at = _read(doc, at + 1, member_name)
+        at = _ahead(doc, at)
+        if doc.text[at : at + 1] != ":":
             return None
-        at = _skip(text, at + 1)
-        if name == key and text[at : at + 1] == "[":
-            at = _items(text, at + 1, size, scan, hook(pairs), taken)
+        at = _ahead(doc, at + 1)
+        if name == key and doc.text[at : at + 1] == "[":
+            at = _items(doc, at + 1, size, scan, hook(pairs), taken)
             pairs.append((name, []))
             windowed = True
         else:
-            value, at = scan(text, at)
+            value, at = _read(doc, at, scan)
             pairs.append((name, value))
-        at, more = _after(text, at, "}")
+        at, more = _after(doc, at, "}")
         if not more:
             break
-    if not windowed or _skip(text, at) != len(text):
+    if not windowed or _ahead(doc, at) != len(doc.text):
         return None
     return hook(pairs)  # (a repeated member, the array's too, gives up here)
 
 
 def _items(
-    text: str,
+    doc: _Text,
     at: int,
     size: int,
     scan: _Scan,
@@ -450,32 +513,48 @@ def _items(
 ) -> int:
     """The array's items from ``at`` (after its ``[``), handed to ``take`` a window at a
     time; where the array ends."""
-    at = _skip(text, at)
-    if text[at : at + 1] == "]":
+    at = _ahead(doc, at)
+    if doc.text[at : at + 1] == "]":
         return at + 1
     window: list[Any] = []
+    comma = _COMMA.match
     more = True
     while more:
-        value, at = scan(text, at)
+        # (:func:`_read` and :func:`_after`, with their common case inline: an item and
+        # the comma after it well inside the text decoded so far)
+        text = doc.text
+        try:
+            value, end = scan(text, at)
+        except (StopIteration, ValueError, _Stop):
+            end = -1
+        if end < 0 or (not doc.done and len(text) - end <= MARGIN):
+            value, end = _read(doc, at, scan)
+            text = doc.text
         window.append(value)
         if len(window) == size:
             if not take(head, window):
                 raise _Stop
             window = []
-        at, more = _after(text, at, "]")
+        after = comma(text, end)
+        if after is not None and after.end() < len(text):
+            at = after.end()
+            continue
+        at, more = _after(doc, end, "]")
+        if more:
+            at = _ahead(doc, at)
     if window and not take(head, window):
         raise _Stop
     return at
 
 
-def _after(text: str, at: int, closer: str) -> tuple[int, bool]:
-    """After a member or an item: where the next one starts and ``True`` (a comma), or
-    where its object or array ends and ``False`` (``closer``); :class:`_Stop` otherwise."""
-    comma = _COMMA.match(text, at)
-    if comma is not None:
-        return comma.end(), True
-    at = _skip(text, at)
-    if text[at : at + 1] != closer:
+def _after(doc: _Text, at: int, closer: str) -> tuple[int, bool]:
+    """After a member or an item: where the comma after it ends and ``True``, or where its
+    object or array ends and ``False`` (``closer``); :class:`_Stop` otherwise."""
+    at = _ahead(doc, at)
+    found = doc.text[at : at + 1]
+    if found == ",":
+        return at + 1, True
+    if found != closer:
         raise _Stop
     return at + 1, False
 
