@@ -150,6 +150,26 @@ def test_equal_objects_of_scalars_are_one_object_per_batch() -> None:
     assert one == two and one is not two
 
 
+def test_equal_strings_extracted_in_a_batch_are_one_string() -> None:
+    """A receipt's id and its readback's, read in one batch: one string, pickled once; a
+    string equal to an object's shared key, or read without a table, is its own."""
+    wants = (("/id", False),)
+    shared: dict[Any, Any] = {}
+    first, second = (
+        extract(_parsed(json.dumps({"id": "pi_" + "x" * 24})), wants, shared)["/id"]
+        for _ in range(2)
+    )
+    assert first == second and first is second
+    back = pickle.loads(pickle.dumps([first, second], protocol=pickle.HIGHEST_PROTOCOL))
+    assert back[0] is back[1]
+    alone = extract(_parsed(json.dumps({"id": "pi_" + "x" * 24})), wants)["/id"]
+    assert alone == first and alone is not first
+    other = extract(_parsed('{"id": "pi_y"}'), wants, shared)["/id"]
+    assert other == "pi_y" and other is not first
+    number = extract(_parsed('{"id": 7}'), wants, shared)["/id"]
+    assert number == 7 and type(number) is int  # (only strings are shared so)
+
+
 def test_the_kept_documents_are_packed_and_come_back_the_same_values() -> None:
     from verifier.plan.records import RecordPlan
 

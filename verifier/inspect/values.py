@@ -39,9 +39,10 @@ def _shared_key(found: dict[str, Any]) -> tuple[Any, ...] | None:
 
 def extract(value: Any, wants: Wants, shared: dict[Any, Any] | None = None) -> Extracted:
     """The values at ``wants`` in one parsed record. ``shared`` (one per batch): an object of
-    scalars equal to one extracted before (the same counters in every run record) is that
-    one, so the batch pickles it once and the main process holds it once; no one changes an
-    extracted value, so sharing it changes no answer."""
+    scalars, or a string, equal to one extracted before (the same counters in every run
+    record, the same id in two records of a case) is that one, so the batch pickles it once
+    and the main process holds it once; no one changes an extracted value, so sharing it
+    changes no answer."""
     out: Extracted = {}
     for pointer, length in wants:
         try:
@@ -65,6 +66,10 @@ def extract(value: Any, wants: Wants, shared: dict[Any, Any] | None = None) -> E
             if same is None:
                 same = shared[key] = {intern(k): v for k, v in found.items()}
             out[pointer] = same
+        elif type(found) is str and shared is not None:
+            # an equal string extracted before in the batch is that one (a receipt's id and
+            # the readback's of the same case): pickled once, held once
+            out[pointer] = shared.setdefault(found, found)
         else:
             out[pointer] = found
     return out
