@@ -137,6 +137,40 @@ def test_a_need_index_gives_each_file_its_wants_in_declared_order(needs: list[Ne
         assert index.wants(path) == _wants_one_by_one(needs, path)
 
 
+@given(
+    st.lists(
+        st.builds(
+            Need,
+            st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
+            st.sampled_from(["", "/a", "/b", "/a/0"]),
+            st.booleans(),
+            st.booleans(),
+        ).filter(lambda n: n.glob or "*" not in n.file),
+        max_size=12,
+    ),
+    st.lists(st.integers(0, 12), max_size=4),
+)
+def test_a_need_index_made_a_part_at_a_time_is_the_one_made_at_once(
+    needs: list[Need], cuts: list[int]
+) -> None:
+    """A large spec's needs are indexed a window at a time: the same wants for every file,
+    whatever the parts (a file named in several), and equal wants still one tuple."""
+    whole = NeedIndex(needs)
+    parts = NeedIndex()
+    at = 0
+    for cut in sorted(min(c, len(needs)) for c in cuts):
+        parts.add(needs[at:cut])
+        at = cut
+    parts.add(needs[at:])
+    for path in [*_PATHS, "g.json"]:
+        assert parts.wants(path) == whole.wants(path)
+    if not any(n.glob for n in needs):  # (with a glob need, each answer is made anew)
+        for one in _PATHS:  # the files that share one tuple are the same
+            for other in _PATHS:
+                shared = whole.wants(one) is whole.wants(other)
+                assert (parts.wants(one) is parts.wants(other)) == shared
+
+
 def test_the_index_holds_equal_wants_once() -> None:
     """What every task is made from is held through the whole inspection: files that want
     the same values share one tuple, and equal (pointer, length) pairs are one pair."""

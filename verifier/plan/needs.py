@@ -89,20 +89,27 @@ class NeedIndex:
     ``(pointer, length)`` pairs, are one object (most records want the same few values:
     at 100,000 records, two shared tuples instead of a pair per need and a dict per file)."""
 
-    def __init__(self, needs: Iterable[Need]) -> None:
+    def __init__(self, needs: Iterable[Need] = ()) -> None:
         self._exact: dict[str, Wants] = {}
         self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
-        compiled: dict[str, Glob] = {}
-        exact = self._exact
+        self._compiled: dict[str, Glob] = {}
         #: (pointer, length) -> that pair, held once, and the wants of a file that needs
         #: only it (one lookup a need)
-        pairs: dict[tuple[str, bool], tuple[tuple[str, bool], Wants]] = {}
-        many: dict[str, dict[tuple[str, bool], None]] = {}  # files read at two places or more
+        self._pairs: dict[tuple[str, bool], tuple[tuple[str, bool], Wants]] = {}
+        #: files read at two places or more, while :meth:`add` runs
+        self._many: dict[str, dict[tuple[str, bool], None]] = {}
+        self._shared: dict[Wants, Wants] = {}  # equal wants of several files, held once
+        self.add(needs)
+
+    def add(self, needs: Iterable[Need]) -> None:
+        """Index more needs (a large spec's, a window of its assertions at a time): the
+        index is then what one made from all of them, in the order they came, would be."""
+        exact, pairs, many = self._exact, self._pairs, self._many
         for file, pointer, glob_need, length in needs:  # each a Need
             if glob_need:
-                glob = compiled.get(file)
+                glob = self._compiled.get(file)
                 if glob is None:
-                    glob = compiled[file] = Glob(file)
+                    glob = self._compiled[file] = Glob(file)
                 folder = _literal_folder(file)
                 self._globs.setdefault(folder, []).append((glob, pointer, length))
                 continue
@@ -119,10 +126,16 @@ class NeedIndex:
                 if more is None:
                     more = many[file] = dict.fromkeys(wanted)
                 more[key] = None
-        shared: dict[Wants, Wants] = {}
-        for file, more in many.items():
+        self._settle()
+
+    def _settle(self) -> None:
+        """The files read at two places or more, each with its wants as one tuple (a
+        dict a file while it is built: with each call to :meth:`add`, not to its end)."""
+        exact, shared = self._exact, self._shared
+        for file, more in self._many.items():
             frozen = tuple(more)
             exact[file] = shared.setdefault(frozen, frozen)
+        self._many = {}
 
     def wants(self, path: str) -> Wants:
         found = self._exact.get(path)

@@ -176,10 +176,10 @@ class RecordPlan:
         early.clear()
         inner.clear()
         strings = {name: name for name in listed} if not self.prefix else {}
-        spec_needs: list[Need] | None = None
+        index: NeedIndex | None = None  # (the spec's needs, when it is read in windows)
         shell: dict[str, Any] | None = None
         if len(records.get(self.spec_path, b"")) >= WINDOWED_FROM:
-            spec_needs, shell = self._spec_in_windows(records, strings)
+            index, shell = self._spec_in_windows(records, strings)
         for path in sorted(records):
             # (its bytes handed over in the dict: let go once parsed, before validation)
             result, value = process_document(self.bundle, path, records, strings)
@@ -191,37 +191,34 @@ class RecordPlan:
             shell if shell is not None else self.kept.get(self.spec_path)
         )
         self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
-        needs: list[Need] = []
-        if self.consistency:
-            needs.extend(
-                spec_needs if spec_needs is not None else needs_of(self.kept.get(self.spec_path))
-            )
+        if index is None:
+            index = NeedIndex(needs_of(self.kept.get(self.spec_path)) if self.consistency else ())
         for path, value in self.kept.items():
             if path != self.spec_path:
-                needs.extend(selectors_in(value))
-        needs.extend(Need(pattern, "", glob=True) for pattern in self.whole)
-        self.index = NeedIndex(needs)
+                index.add(selectors_in(value))
+        index.add(Need(pattern, "", glob=True) for pattern in self.whole)
+        self.index = index
 
     def _spec_in_windows(
         self, records: dict[str, bytes], names: dict[str, str]
-    ) -> tuple[list[Need] | None, dict[str, Any] | None]:
+    ) -> tuple[NeedIndex | None, dict[str, Any] | None]:
         """A large spec read a window of its assertions at a time
-        (:func:`~verifier.inspect.record.process_in_windows`): each window's needs taken and
-        the window packed as it is read, so that its objects are never all alive at once (at
-        100,000 records they took 64 MB beside the spec's 33 MB text, the run's peak). Its
-        needs and its members other than the assertions; ``(None, None)`` where it is not
-        read so (it is then read whole, as every document, and its bytes are in
-        ``records``)."""
+        (:func:`~verifier.inspect.record.process_in_windows`): each window's needs indexed
+        and the window packed as it is read, so that its objects are never all alive at once
+        (at 100,000 records they took 64 MB beside the spec's 33 MB text, the run's peak;
+        its 200,000 needs, 16 MB). The index of its needs and its members other than the
+        assertions; ``(None, None)`` where it is not read so (it is then read whole, as
+        every document, and its bytes are in ``records``)."""
         assert self.bundle is not None
-        needs: list[Need] = []
+        index = NeedIndex()
         parts: list[bytes] = []
 
         def take(items: list[Any]) -> bool:
             part = pack_part(items)
             if part is None:
                 return False
-            if self.consistency:
-                needs.extend(needs_of({ASSERTIONS: items}))
+            if self.consistency:  # (indexed as they come: not 200,000 needs at once)
+                index.add(needs_of({ASSERTIONS: items}))
             parts.append(part)
             return True
 
@@ -233,7 +230,7 @@ class RecordPlan:
         result, shell = done
         self.results[path] = result
         self.packed[path] = PackedDocument.in_parts(shell, ASSERTIONS, parts)
-        return needs, shell
+        return index, shell
 
     def pack(self) -> None:
         """Pack the kept documents while nothing reads them (from when the need index is
