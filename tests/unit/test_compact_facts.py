@@ -507,3 +507,32 @@ def test_the_records_give_back_the_string_they_hold_for_a_path() -> None:
     moved = records.rebased("root")
     assert moved.own("root/evidence/a.json") == "root/evidence/a.json"
     assert list(moved.within("root")) == [name] and moved.within("root").own(name) == name
+
+
+def test_the_records_results_are_packed_as_they_come_and_given_back_in_order(
+    monkeypatch: Any,
+) -> None:
+    """Results held through the records phase are packed a part at a time and come back
+    equal, in the order they came, with their paths (a path twice: its first place and its
+    last result, as a table's update takes them)."""
+    from verifier.inspect.gather import RecordLog
+    from verifier.inspect.record import RecordResult
+    from verifier.inspect.values import Unresolved
+
+    monkeypatch.setattr(RecordLog, "PART", 3)
+    log = RecordLog()
+    counters = {"toolExecutions": 1}
+    came: list[tuple[str, Any]] = [
+        (f"r{i}.json", ("/counters", counters, "/id", f"pi_{i}", "/gone", Unresolved("no")))
+        for i in range(7)
+    ]
+    came.insert(4, ("r1.json", RecordResult((), (), True, 1, None)))
+    for path, result in came:
+        log.add(path, result)
+    assert len(log) == 8 and len(log._packed) == 2 and len(log._pending) == 2
+    assert list(log.items()) == came  # (equal objects: packed ones are copies)
+    table = dict(log.items())
+    assert list(table) == [f"r{i}.json" for i in range(7)]
+    assert table["r1.json"] == RecordResult((), (), True, 1, None)
+    log.clear()
+    assert len(log) == 0 and list(log.items()) == []
