@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -347,3 +348,57 @@ def test_a_small_scope_streamed_on_auto_is_read_once(
     assert events == ["met"] * 4 + ["taken"]  # (the unlisted file is met too, and not read)
     codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
     assert codes == {"manifest.unlisted"}
+
+
+def test_a_walk_taken_as_it_is_read_is_the_result_without_holding_it_whole(
+    tmp_path: Path,
+) -> None:
+    """What the plan takes (``walks``): each folder's entries, read a part at a time from the
+    child's output as they are taken: the result's entries, in order, and the peak of the
+    allocations while they are counted is under half of the result's (which holds every
+    entry at once)."""
+    import tracemalloc
+
+    root = tmp_path / "many"
+    many = root / "a"
+    many.mkdir(parents=True)
+    count = verifier.sources.directory._WALK_PART * 6 + 1
+    for i in range(count):
+        (many / f"f{i:05d}").write_bytes(b"")
+    (root / "b").mkdir()
+    (root / "b" / "one").write_bytes(b"1")
+    here = verifier.sources.directory.DirectorySource(str(root))
+    expected = [list(here.walk(folder)) for folder in ("a", "b")]
+
+    def peak(take: Any) -> tuple[Any, int]:
+        source = verifier.sources.directory.DirectorySource(str(root))
+        pending = source.walk_apart(["a", "b"])
+        tracemalloc.start()
+        try:
+            got = take(pending)
+            return got, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            pending.close()
+
+    whole, whole_peak = peak(lambda p: [len(w) for w in p.result()])
+    seen: list[tuple[str, Kind]] = []
+
+    def counted(pending: Any) -> list[int]:
+        counts = []
+        for walk in pending.walks():
+            n = 0
+            for entry in walk:
+                n += 1
+                if n % 997 == 0 or entry[0] == "b/one":
+                    seen.append(entry)  # (a few, to check the order)
+            counts.append(n)
+        return counts
+
+    taken, taken_peak = peak(counted)
+    assert taken == whole == [count, 1]
+    flat = [e for walk in expected for e in walk]
+    assert seen == [e for i, e in enumerate(flat[:count], 1) if i % 997 == 0] + [
+        ("b/one", Kind.FILE)
+    ]
+    assert taken_peak < whole_peak / 2

@@ -112,7 +112,7 @@ class Plan:
         pending, ignore = self.walking
         self.walking = None
         try:
-            take_walk(self.manifests[0], source, pending.result(), ignore)
+            take_walk(self.manifests[0], source, pending.walks(), ignore)
         finally:
             pending.close()
         self.put_in_order()

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from verifier.sources.interface import Kind, Layout, Opener, Source
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from verifier.findings import Finding
     from verifier.plan.manifest import ParsedManifest
@@ -94,6 +94,12 @@ class PendingWalk(abc.ABC):
         order; the source is left as those walks would have left it (what it learnt of sizes
         and unreadable entries). If the other process could not give it, the folders are
         walked here instead: the result is the same either way."""
+
+    def walks(self) -> list[Iterable[tuple[str, Kind]]]:
+        """:meth:`result`, each folder's walk to be read once, in order, before
+        :meth:`close`: a walk apart may give its entries as they are read rather than all
+        at once (the result's lists, by default)."""
+        return list(self.result())
 
     @abc.abstractmethod
     def close(self) -> None:

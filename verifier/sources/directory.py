@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from verifier.sources.capabilities import (
@@ -342,9 +342,15 @@ class _ChildWalk(PendingWalk):
                     yield entry[0]
 
     def result(self) -> list[list[tuple[str, Kind]]]:
+        try:
+            return [list(walk) for walk in self.walks()]
+        finally:
+            self.close()
+
+    def walks(self) -> list[Iterable[tuple[str, Kind]]]:
         proc, self.proc = self.proc, None
-        out, self._out = self._out, None
-        got: tuple[list[list[tuple[str, Kind]]], dict[str, str]] | None = None
+        out = self._out
+        got: tuple[list[list[Any]], dict[str, str]] | None = None
         if proc is not None and out is not None:
             try:
                 if proc.wait() == 0:
@@ -354,13 +360,15 @@ class _ChildWalk(PendingWalk):
                 got = None
             finally:
                 _stop(proc)
-                out.close()
         source = self.source
-        if got is None:
+        if got is None or out is None:
+            self.close()
             return [list(source.walk(folder)) for folder in self.folders]
-        walks, errors = got
+        parts, errors = got
         source.walk_errors.update(errors)
-        return walks  # (lists already: not copied again)
+        # each folder's parts read again from the output, one at a time, as the walk is
+        # taken (the output is closed by close(), once it is)
+        return [_entries(out, each) for each in parts]
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
@@ -410,34 +418,57 @@ def _write_part(out: IO[bytes], record: tuple[Any, ...]) -> None:
 
 def _read_walk(
     out: IO[bytes], folders: int, read: list[Any] | None = None
-) -> tuple[list[list[tuple[str, Kind]]], dict[str, str]] | None:
-    """The walk :func:`walk_child` wrote to ``out`` (our own child's, never the archive's):
-    each folder's entries, part after part, then the walk's errors; ``None`` unless it is
-    all there, in that form. ``read``: its first parts, already read (``out`` is then just
-    after them)."""
-    walks: list[list[tuple[str, Kind]]] = [[] for _ in range(folders)]
-    for what, index, part in _records(out, read or []):
+) -> tuple[list[list[Any]], dict[str, str]] | None:
+    """The walk :func:`walk_child` wrote to ``out`` (our own child's, never the archive's),
+    checked whole: each folder's parts, then the walk's errors; ``None`` unless it is all
+    there, in that form. Each part is checked and let go, and kept as where it is in
+    ``out`` (its offset and length), for :func:`_entries` to read again as the walk is
+    taken: the whole walk's objects at once (100,000 names, each in a tuple: 16 MB) left
+    the allocator's arenas held by this process after they were let go. ``read``: its first
+    parts, already read (``out`` is then just after them; they are kept as they are)."""
+    walks: list[list[Any]] = [[] for _ in range(folders)]
+    for where, (what, index, part) in _records(out, read or []):
         if what == "end":  # (index: how many folders it walked; part: the errors)
             return (walks, part) if index == folders and isinstance(part, dict) else None
         if not (what == "part" and type(index) is int and 0 <= index < folders):
             return None
         if not isinstance(part, list):
             return None
-        walks[index].extend(part)
+        walks[index].append(where if where is not None else part)
+        del part  # (let go before the next part is read)
     return None  # (no end)
 
 
-def _records(out: IO[bytes], read: list[Any]) -> Iterator[Any]:
-    yield from read
+def _records(out: IO[bytes], read: list[Any]) -> Iterator[tuple[tuple[int, int] | None, Any]]:
+    """Each record of the walk's output, with where it is in ``out`` (``None`` for those
+    in ``read``)."""
+    for record in read:
+        yield None, record
     while True:
         head = out.read(_HEAD)
         length = int.from_bytes(head, "little")
         if len(head) < _HEAD or length > _LONGEST:
             return
+        at = out.tell()
         data = out.read(length)
         if len(data) < length:
             return
-        yield pickle.loads(data)
+        record = pickle.loads(data)
+        del data
+        yield (at, length), record
+        del record
+
+
+def _entries(out: IO[bytes], parts: list[Any]) -> Iterator[tuple[str, Kind]]:
+    """A folder's walk from the parts :func:`_read_walk` checked, one part at a time: read
+    again where it is in ``out``, or as it was read already."""
+    for part in parts:
+        if type(part) is tuple:
+            at, length = part
+            out.seek(at)
+            yield from pickle.loads(out.read(length))[2]
+        else:
+            yield from part
 
 
 def walk_child() -> None:
