@@ -536,3 +536,53 @@ def test_the_records_results_are_packed_as_they_come_and_given_back_in_order(
     assert table["r1.json"] == RecordResult((), (), True, 1, None)
     log.clear()
     assert len(log) == 0 and list(log.items()) == []
+
+
+def test_the_listed_files_read_are_the_entries_with_a_digest_made_when_first_asked() -> None:
+    """What the consistency stage names a read against: each listed entry the run read (a
+    digest: ok, mismatched, or unreadable for a further algorithm), inside the content
+    root; never a listed file it could not read, nor an unlisted one. Made only when asked."""
+    from verifier.judge.integrity import ReadListed
+    from verifier.report import FileEntry
+
+    digest = "a" * 64
+    files = [
+        FileEntry("data/ok.json", digest, 3, True, "ok", digest),
+        FileEntry("data/bad.json", "b" * 64, 3, True, "mismatch", digest),
+        FileEntry("data/md5.json", digest, 3, True, "unreadable", "c" * 32, "md5"),
+        FileEntry("data/gone.json", None, None, True, "missing", digest),
+        FileEntry("data/locked.json", None, None, True, "unreadable"),
+        FileEntry("data/link.json", None, None, True, "unsafe"),
+        FileEntry("data/extra.json", digest, 3, False, "unlisted"),
+        FileEntry("tagmanifest-sha256.txt", digest, 9, True, "ok", digest),
+    ]
+    inside = ReadListed(files, "data/")
+    assert inside._made is None
+    assert "ok.json" in inside and "gone.json" not in inside
+    assert inside._made is not None
+    assert set(inside) == {"ok.json", "bad.json", "md5.json"} and len(inside) == 3
+    whole = ReadListed(files)
+    assert sorted(whole) == [
+        "data/bad.json",
+        "data/md5.json",
+        "data/ok.json",
+        "tagmanifest-sha256.txt",
+    ]
+
+
+def test_a_run_where_every_read_succeeds_never_makes_the_set_of_listed_files(
+    archive: Any, monkeypatch: Any
+) -> None:
+    from verifier import pipeline
+    from verifier.judge import integrity
+
+    made: list[int] = []
+    names = integrity.ReadListed._names
+
+    def counted(self: Any) -> set[str]:
+        made.append(1)
+        return names(self)
+
+    monkeypatch.setattr(integrity.ReadListed, "_names", counted)
+    report = pipeline.verify(archive)
+    assert report.assertions and made == []

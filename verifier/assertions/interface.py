@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple
 
 from verifier.assertions.batch import Quick
@@ -61,7 +62,10 @@ class Context:
     a record); a path in neither is not listed in the manifest."""
 
     def __init__(
-        self, records: Records, manifested: set[str], unread: Mapping[str, str] | None = None
+        self,
+        records: Records,
+        manifested: AbstractSet[str],
+        unread: Mapping[str, str] | None = None,
     ) -> None:
         self._records = records
         self._manifested = manifested

@@ -21,6 +21,7 @@ Every finding's ``pointer`` is a JSON pointer: into the record read, or into the
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any
 
@@ -154,7 +155,7 @@ def repeated_ids(assertions: list[Any]) -> set[int]:
 
 def check_consistency(
     records: Records,
-    manifested: set[str],
+    manifested: AbstractSet[str],
     spec_path: str,
     spec_present: bool,
     unread: Mapping[str, str] | None = None,
@@ -269,7 +270,7 @@ def _judge_rows(
     rows: list[_Row],
     quick: list[Quick | None],
     records: Records,
-    manifested: set[str],
+    manifested: AbstractSet[str],
     unread: Mapping[str, str] | None,
     spec_path: str,
     stage: StageResult,

@@ -30,7 +30,6 @@ def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
             into.files.append(entry)
         elif _rank(entry) > _rank(into.files[i]):
             into.files[i] = entry
-    into.listed |= other.listed
     listed = [f for f in into.files if f.listed]
     into.stage.counts.update(
         listed=len(listed),

@@ -7,6 +7,7 @@ as the extra tasks :func:`hint_names` asks for.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from verifier.judge.cascade import link_causes, relate_entries
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, unread_reasons
 from verifier.judge.hints import Hinter, index_names
-from verifier.judge.integrity import IntegrityOutcome, judge_manifest
+from verifier.judge.integrity import IntegrityOutcome, ReadListed, judge_manifest
 from verifier.judge.merge import _algorithms_note, _all_listed, _merge
 from verifier.judge.records import Records
 from verifier.judge.validity import check_validity
@@ -122,13 +123,8 @@ def judge_records(
     assert records.bundle is not None
     content, prefix = plan.content, plan.prefix
     stages = options.stages
-    # the listed names inside the content root: the integrity outcome's own set when that
-    # root is the archive's (not a copy of 100,000 names beside it at the run's peak)
-    listed = (
-        integrity.listed
-        if not prefix
-        else {p[len(prefix) :] for p in integrity.listed if p.startswith(prefix)}
-    )
+    # the listed files read, inside the content root: made only if something asks
+    listed = ReadListed(integrity.files, prefix)
     validity = check_validity(records.bundle, results, store)
     if "validity" in stages:
         validity.stage.findings.extend(unmatched_containers(records, listed))
@@ -214,7 +210,7 @@ def _record_count(
     )
 
 
-def unmatched_containers(records: Any, listed: set[str]) -> list[Finding]:
+def unmatched_containers(records: Any, listed: AbstractSet[str]) -> list[Finding]:
     """A ``transcripts`` entry of the spec that matches no listed file checked nothing: a
     finding, never a silent pass."""
     from verifier.json.pointer import Glob
