@@ -30,10 +30,12 @@ class Records:
     the values extracted at the pointers declared as needed."""
 
     def __init__(self) -> None:
-        #: the paths that parsed, each its own key (:meth:`own` gives back the string held)
-        self._parsed: dict[str, str] = {}
+        #: each path that parsed -> its own string (what :meth:`own` gives back), or, for
+        #: one with values extracted, that string and its values, flat (see Flat): ``(own,
+        #: pointer, value, pointer, value...)``. One table for both: a second one by path
+        #: was 3.8 MB at 100,000 records, held to the report (the main process's peak)
+        self._held: dict[str, str | tuple[Any, ...]] = {}
         self._documents: dict[str, Any] = {}
-        self._extracted: dict[str, Flat] = {}  # (each held flat: see Flat)
 
     @classmethod
     def of(cls, documents: dict[str, Any], needs: Iterable[Need] | None = None) -> Records:
@@ -51,31 +53,33 @@ class Records:
     def add(
         self, path: str, extracted: Extracted | Flat | None = None, document: Any = None
     ) -> None:
-        self._parsed.setdefault(path, path)
+        own = self.own(path)
+        if path not in self._held:
+            self._held[path] = own
         if document is not None:
             self._documents[path] = document
         if extracted:
-            self._extracted[path] = flat(extracted)
+            self._held[path] = (own, *flat(extracted))
 
     def add_unseen(self, items: Iterable[tuple[str, Extracted | Flat | None]]) -> None:
         """:meth:`add` of each ``(path, extracted)`` whose path is not in yet (no document),
         in order: many records at once, without a call each."""
-        parsed, kept = self._parsed, self._extracted
+        held = self._held
         for path, extracted in items:
-            if path not in parsed:
-                parsed[path] = path
-                if extracted:
-                    kept[path] = flat(extracted)
+            if path not in held:
+                values = flat(extracted)
+                held[path] = (path, *values) if values else path
 
     def rebased(self, prefix: str) -> Records:
         """The same records, with ``prefix/`` before every path (none for an empty prefix)."""
         if not prefix:
             return self
         out = Records()
-        paths = [f"{prefix}/{p}" for p in self._parsed]
-        out._parsed = dict(zip(paths, paths, strict=True))
+        out._held = {
+            (moved := f"{prefix}/{p}"): moved if type(v) is str else (moved, *v[1:])
+            for p, v in self._held.items()
+        }
         out._documents = {f"{prefix}/{p}": v for p, v in self._documents.items()}
-        out._extracted = {f"{prefix}/{p}": v for p, v in self._extracted.items()}
         return out
 
     def within(self, prefix: str) -> Records:
@@ -84,13 +88,13 @@ class Records:
             return self
         cut = len(prefix) + 1
         out = Records()
-        paths = [p[cut:] for p in self._parsed if p.startswith(prefix + "/")]
-        out._parsed = dict(zip(paths, paths, strict=True))
+        out._held = {
+            (inner := p[cut:]): inner if type(v) is str else (inner, *v[1:])
+            for p, v in self._held.items()
+            if p.startswith(prefix + "/")
+        }
         out._documents = {
             p[cut:]: v for p, v in self._documents.items() if p.startswith(prefix + "/")
-        }
-        out._extracted = {
-            p[cut:]: v for p, v in self._extracted.items() if p.startswith(prefix + "/")
         }
         return out
 
@@ -98,36 +102,43 @@ class Records:
         """The same records with what was extracted from ``path`` replaced (a record read
         again, changed: ``verify-evidence coverage --mutate``). The others are shared."""
         out = Records()
-        out._parsed = {**self._parsed, path: self._parsed.get(path, path)}
+        out._held = dict(self._held)
+        own = self.own(path)
+        values = flat(extracted)
+        out._held[path] = (own, *values) if values else own
         out._documents = self._documents
-        out._extracted = dict(self._extracted)
-        if extracted:
-            out._extracted[path] = flat(extracted)
-        else:
-            out._extracted.pop(path, None)
         return out
 
     @property
     def names(self) -> Mapping[str, str]:
         """The paths that parsed, each mapped to the string held for it (:meth:`own`, as
         one lookup: the batch paths of the kinds ask it once per read)."""
-        return self._parsed
+        return _OwnNames(self._held)
 
     def own(self, path: str) -> str:
         """The string held for ``path`` if it parsed (the plan's own, as the report's file
         entries hold it), else ``path``: what an assertion read is named by in its result,
         so that each result's paths are not copies (a spec's parts are unpacked afresh, each
         with its own strings: 100,000 copies of the files' names at 100,000 records)."""
-        return self._parsed.get(path, path)
+        held = self._held.get(path)
+        if held is None:
+            return path
+        return held if type(held) is str else held[0]
+
+    def _values(self, path: str) -> tuple[Any, ...]:
+        """The values extracted from ``path``, flat after its own string (read them with
+        ``flat_get(..., 1)``), or ``()``."""
+        held = self._held.get(path)
+        return held if type(held) is tuple else ()
 
     def __contains__(self, path: object) -> bool:
-        return path in self._parsed
+        return path in self._held
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._parsed))
+        return iter(sorted(self._held))
 
     def __len__(self) -> int:
-        return len(self._parsed)
+        return len(self._held)
 
     def document(self, path: str) -> Any:
         """A document kept whole, or ``None`` (a packed one unpacked whole: see
@@ -152,7 +163,7 @@ class Records:
         Raises :class:`EvalError` if it resolves to nothing."""
         if path in self._documents:
             return resolve_pointer(self.document(path), pointer)
-        got = flat_get(self._extracted.get(path, ()), pointer, _NOT_EXTRACTED)
+        got = flat_get(self._values(path), pointer, _NOT_EXTRACTED, 1)
         return self._value(path, pointer, got)
 
     def length(self, path: str, pointer: str) -> int | None:
@@ -161,10 +172,10 @@ class Records:
         if path in self._documents:
             value = resolve_pointer(self.document(path), pointer)
             return len(value) if isinstance(value, list) else None
-        extracted = self._extracted.get(path, ())
-        got = flat_get(extracted, "#" + pointer, _NOT_EXTRACTED)
+        extracted = self._values(path)
+        got = flat_get(extracted, "#" + pointer, _NOT_EXTRACTED, 1)
         if got is _NOT_EXTRACTED:  # no length extracted: the value itself, if it was
-            whole = flat_get(extracted, pointer, _NOT_EXTRACTED)
+            whole = flat_get(extracted, pointer, _NOT_EXTRACTED, 1)
             if whole is not _NOT_EXTRACTED:
                 value = self._value(path, pointer, whole)
                 return len(value) if isinstance(value, list) else None
@@ -177,10 +188,8 @@ class Records:
         batch path of the kinds: the generic path explains it)."""
         if path in self._documents:
             return MISS
-        extracted = self._extracted.get(path)
-        if extracted is None:
-            return MISS
-        got = flat_get(extracted, pointer, MISS)
+        extracted = self._values(path)
+        got = flat_get(extracted, pointer, MISS, 1)
         return MISS if type(got) is Unresolved else got
 
     def quick_length(self, path: str, pointer: str) -> Any:
@@ -188,12 +197,10 @@ class Records:
         a whole document, or find no array."""
         if path in self._documents:
             return MISS
-        extracted = self._extracted.get(path)
-        if extracted is None:
-            return MISS
-        got = flat_get(extracted, "#" + pointer, MISS)
+        extracted = self._values(path)
+        got = flat_get(extracted, "#" + pointer, MISS, 1)
         if got is MISS:
-            value = flat_get(extracted, pointer, MISS)
+            value = flat_get(extracted, pointer, MISS, 1)
             return len(value) if type(value) is list else MISS
         if type(got) is not int or got == NOT_AN_ARRAY:
             return MISS
@@ -206,6 +213,34 @@ class Records:
         if isinstance(got, Unresolved):
             raise EvalError(got.message)
         return got
+
+
+class _OwnNames(Mapping[str, str]):
+    """:attr:`Records.names`: each path that parsed -> the string held for it."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, held: dict[str, str | tuple[Any, ...]]) -> None:
+        self._held = held
+
+    def __getitem__(self, path: str) -> str:
+        held = self._held[path]
+        return held if type(held) is str else held[0]
+
+    def get(self, path: str, default: Any = None) -> Any:
+        held = self._held.get(path)
+        if held is None:
+            return default
+        return held if type(held) is str else held[0]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._held
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
 
 
 _NOT_EXTRACTED: Any = object()

@@ -28,12 +28,12 @@ def flat(extracted: Extracted | Flat | None) -> Flat:
     return tuple(item for pair in extracted.items() for item in pair)
 
 
-def flat_get(values: Flat, key: str, default: Any = None) -> Any:
-    """``dict(pairs).get(key, default)`` of a :data:`Flat` (the first key first: most records
-    have one value extracted, a few three)."""
-    if values and values[0] == key:
-        return values[1]
-    for at in range(2, len(values), 2):
+def flat_get(values: Flat, key: str, default: Any = None, start: int = 0) -> Any:
+    """``dict(pairs).get(key, default)`` of a :data:`Flat` whose pairs begin at ``start``
+    (the first key first: most records have one value extracted, a few three)."""
+    if len(values) > start and values[start] == key:
+        return values[start + 1]
+    for at in range(start + 2, len(values), 2):
         if values[at] == key:
             return values[at + 1]
     return default
