@@ -15,8 +15,10 @@ are neither collected as parameters nor run."""
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -455,3 +457,49 @@ def test_the_cluster_cases_in_a_child_process() -> None:
     output = done.stdout.decode("utf-8", "replace")
     assert done.returncode == 0, output[-6000:]
     assert " passed" in output and " failed" not in output and " skipped" not in output, output
+
+
+@pytest.mark.parametrize("size", [0, 10, 16384, 16385, 300_000])
+def test_a_worker_s_pipe_end_speaks_the_parent_s_connection(size: int) -> None:
+    """A worker's pipe ends (no multiprocessing imported there) and the parent's
+    ``Connection`` read each other's messages, short, joined to their head or not, and a
+    head past 2 GiB as ``Connection`` writes it."""
+    import struct
+    from multiprocessing.connection import Connection
+
+    from verifier.execute import worker
+
+    message = ("done", 3, 7, [b"x" * size, "caf\u00e9", None])
+    down_r, down_w = os.pipe()
+    up_r, up_w = os.pipe()
+    parent_out, parent_in = Connection(down_w, readable=False), Connection(up_r, writable=False)
+    inbox, outbox = worker._End(down_r), worker._End(up_w)
+    try:
+        with ThreadPoolExecutor(2) as pool:  # (a message may be larger than a pipe holds)
+            sent = pool.submit(parent_out.send, message)
+            assert inbox.recv() == message
+            sent.result()
+            sent = pool.submit(outbox.send, message)
+            assert parent_in.recv() == message
+            sent.result()
+    finally:
+        for end in (parent_out, parent_in):
+            end.close()
+        os.close(down_r)
+        os.close(up_w)
+    assert worker._head(size) == struct.pack("!i", size)
+    assert worker._head(1 << 31) == struct.pack("!i", -1) + struct.pack("!Q", 1 << 31)
+    long_r, long_w = os.pipe()
+    data = pickle.dumps(message)
+    os.write(long_w, struct.pack("!i", -1) + struct.pack("!Q", len(data)))
+
+    def write_rest() -> None:
+        os.write(long_w, data)
+        os.close(long_w)
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(write_rest)
+        assert worker._End(long_r).recv() == message
+    with pytest.raises(EOFError):
+        worker._End(long_r).recv()  # (the pipe ended between messages)
+    os.close(long_r)

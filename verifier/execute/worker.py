@@ -51,15 +51,12 @@ class _End:
 
     def send(self, message: Any) -> None:
         data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-        size = len(data)
-        if size > 0x7FFFFFFF:
-            self._write(_SHORT.pack(-1) + _LONG.pack(size))
-            self._write(data)
-        elif size > _JOINED:
-            self._write(_SHORT.pack(size))
+        head = _head(len(data))
+        if len(data) > _JOINED:
+            self._write(head)
             self._write(data)
         else:
-            self._write(_SHORT.pack(size) + data)
+            self._write(head + data)
 
     def _read(self, size: int, first: bool = False) -> bytes:
         parts: list[bytes] = []
@@ -78,6 +75,11 @@ class _End:
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]
+
+
+def _head(size: int) -> bytes:
+    """What goes before a message of ``size`` bytes."""
+    return _SHORT.pack(size) if size <= 0x7FFFFFFF else _SHORT.pack(-1) + _LONG.pack(size)
 
 
 def serve(read_fd: int, write_fd: int) -> None:
