@@ -7,6 +7,8 @@ import json
 import pickle
 from typing import Any
 
+import pytest
+
 from tests.jsonvalues import same_json
 from verifier.inspect.values import extract
 
@@ -586,3 +588,32 @@ def test_a_run_where_every_read_succeeds_never_makes_the_set_of_listed_files(
     monkeypatch.setattr(integrity.ReadListed, "_names", counted)
     report = pipeline.verify(archive)
     assert report.assertions and made == []
+
+
+def test_an_assertion_result_holds_its_reads_flat_and_gives_them_back() -> None:
+    """A result's reads are held as one flat tuple of strings and given back as Reads, in
+    order: equal results stay equal, replace() keeps them, the dict is the same."""
+    import sys
+    from dataclasses import replace
+
+    from verifier.findings import Finding
+    from verifier.report import AssertionResult, AssertionStatus, Read
+
+    reads = (Read("run.json", "/receipt/id"), Read("readback.json", "/object/id"))
+    made = AssertionResult("a1", "same-value", "d", AssertionStatus.PASSED, "m", reads)
+    assert made.reads == reads and all(type(r) is Read for r in made.reads)
+    assert made.flat_reads == ("run.json", "/receipt/id", "readback.json", "/object/id")
+    assert made.flat_reads[0] is reads[0].path  # (the strings themselves, not copies)
+    assert sys.getsizeof(made.flat_reads) < sys.getsizeof(reads) + 2 * sys.getsizeof(reads[0])
+    again = AssertionResult("a1", "same-value", "d", AssertionStatus.PASSED, "m", list(reads))
+    assert again == made and hash(again) == hash(made)
+    other = AssertionResult("a1", "same-value", "d", AssertionStatus.PASSED, "m", reads[:1])
+    assert other != made and other.reads == reads[:1]
+    assert AssertionResult("a2", "count", "d", AssertionStatus.ERROR, "m", ()).reads == ()
+    finding = Finding("assertion.failed", "spec.json", "failed")
+    moved = replace(made, finding=finding, status=AssertionStatus.FAILED)
+    assert moved.reads == reads and moved.finding is finding
+    assert made.to_dict()["reads"] == [r.to_dict() for r in reads]
+    assert "reads=(Read(path='run.json'" in repr(made)
+    with pytest.raises(TypeError):
+        AssertionResult("a", "k", "d", AssertionStatus.PASSED, "m", reads, flat_reads=("x", ""))

@@ -241,10 +241,14 @@ def _rebase(stage: StageResult, prefix: str) -> None:
 
 def _rebase_assertions(results: list[AssertionResult], prefix: str) -> list[AssertionResult]:
     return [
-        replace(
-            r,
-            reads=tuple(Read(_under(prefix, x.path), x.pointer) for x in r.reads),
-            finding=replace(r.finding, path=_under(prefix, r.finding.path)) if r.finding else None,
+        AssertionResult(
+            r.id,
+            r.kind,
+            r.description,
+            r.status,
+            r.message,
+            (Read(_under(prefix, x.path), x.pointer) for x in r.reads),
+            replace(r.finding, path=_under(prefix, r.finding.path)) if r.finding else None,
         )
         for r in results
     ]
