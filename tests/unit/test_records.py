@@ -171,6 +171,35 @@ def test_a_need_index_made_a_part_at_a_time_is_the_one_made_at_once(
                 assert (parts.wants(one) is parts.wants(other)) == shared
 
 
+@given(
+    st.lists(
+        st.builds(
+            Need,
+            st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
+            st.sampled_from(["", "/a", "/b", "/a/0"]),
+            st.booleans(),
+            st.booleans(),
+        ).filter(lambda n: n.glob or "*" not in n.file),
+        max_size=12,
+    ),
+    st.lists(st.sampled_from([*_PATHS, "g.json", "a.json", "e/b.jsonx", "z"]), max_size=12),
+)
+def test_a_settled_need_index_answers_as_the_table_did(needs: list[Need], asked: list[str]) -> None:
+    """Settled (the files as lists, walked in the tasks' order), the index gives every file
+    the wants the table gave, asked in order, out of order, twice, or not there; more needs
+    after it are indexed as before."""
+    table = NeedIndex(needs)
+    settled = NeedIndex(needs)
+    settled.settle()
+    for path in [*sorted(_PATHS), *asked, *sorted(asked), "g.json", *_PATHS]:
+        assert settled.wants(path) == table.wants(path), path
+    more = [Need("e/a.json", "/more"), Need("h.json", "/h")]
+    table.add(more)
+    settled.add(more)
+    for path in [*_PATHS, "h.json"]:
+        assert settled.wants(path) == table.wants(path)
+
+
 def test_the_index_holds_equal_wants_once() -> None:
     """What every task is made from is held through the whole inspection: files that want
     the same values share one tuple, and equal (pointer, length) pairs are one pair."""

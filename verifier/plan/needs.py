@@ -5,6 +5,7 @@ record is read (from the assertion spec's selectors and the case catalogue's cel
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -87,10 +88,17 @@ class NeedIndex:
     Held while every task is made (the whole inspection at a large run's peak), so it is
     compact: each file maps to its wants as one tuple, and equal tuples, and equal
     ``(pointer, length)`` pairs, are one object (most records want the same few values:
-    at 100,000 records, two shared tuples instead of a pair per need and a dict per file)."""
+    at 100,000 records, two shared tuples instead of a pair per need and a dict per file).
+    Once every need is in, :meth:`settle` holds the files as two lists in the files' order
+    instead of a table (1.6 MB where the table was 3.8 at 100,000 files), which the tasks,
+    made in that order, walk along."""
 
     def __init__(self, needs: Iterable[Need] = ()) -> None:
         self._exact: dict[str, Wants] = {}
+        #: once settled: the files in order, their wants, and where the last one asked was
+        self._files: list[str] = []
+        self._wanted: list[Wants] = []
+        self._at = 0
         self._globs: dict[str, list[tuple[Glob, str, bool]]] = {}
         self._compiled: dict[str, Glob] = {}
         #: (pointer, length) -> that pair, held once, and the wants of a file that needs
@@ -104,6 +112,9 @@ class NeedIndex:
     def add(self, needs: Iterable[Need]) -> None:
         """Index more needs (a large spec's, a window of its assertions at a time): the
         index is then what one made from all of them, in the order they came, would be."""
+        if self._files:  # (settled: a table again)
+            self._exact = dict(zip(self._files, self._wanted, strict=True))
+            self._files, self._wanted, self._at = [], [], 0
         exact, pairs, many = self._exact, self._pairs, self._many
         for file, pointer, glob_need, length in needs:  # each a Need
             if glob_need:
@@ -137,8 +148,33 @@ class NeedIndex:
             exact[file] = shared.setdefault(frozen, frozen)
         self._many = {}
 
+    def settle(self) -> None:
+        """Hold the files as two lists in their order (every need is in: tasks are about to
+        be made, in that order)."""
+        if self._exact:
+            self._files = sorted(self._exact)
+            self._wanted = [self._exact[file] for file in self._files]
+            self._exact = {}
+            self._at = 0
+
+    def _exactly(self, path: str) -> Wants | None:
+        """The wants of ``path`` itself (no glob), if it has any."""
+        if not self._files:
+            return self._exact.get(path)
+        files, at = self._files, self._at
+        if at < len(files) and files[at] == path:  # the next one: the tasks' order
+            self._at = at + 1
+            return self._wanted[at]
+        # (from the last one found when it is after it, else from the start)
+        at = bisect_left(files, path, at if at == 0 or files[at - 1] < path else 0)
+        if at < len(files) and files[at] == path:
+            self._at = at + 1
+            return self._wanted[at]
+        self._at = at
+        return None
+
     def wants(self, path: str) -> Wants:
-        found = self._exact.get(path)
+        found = self._exactly(path)
         if not self._globs:
             return found if found is not None else ()
         wanted = dict.fromkeys(found) if found is not None else {}

@@ -197,6 +197,7 @@ class RecordPlan:
             if path != self.spec_path:
                 index.add(selectors_in(value))
         index.add(Need(pattern, "", glob=True) for pattern in self.whole)
+        index.settle()
         self.index = index
 
     def _spec_in_windows(
