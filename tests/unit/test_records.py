@@ -117,20 +117,20 @@ def _wants_one_by_one(needs: list[Need], path: str) -> tuple[tuple[str, bool], .
 
 
 _PATHS = ["e/a.json", "e/b.json", "e/c/d.json", "f.json"]
-
-
-@given(
-    st.lists(
-        st.builds(
-            Need,
-            st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
-            st.sampled_from(["", "/a", "/b", "/a/0"]),
-            st.booleans(),
-            st.booleans(),
-        ).filter(lambda n: n.glob or "*" not in n.file),
-        max_size=12,
-    )
+#: needs of the files above, exact or by glob, whole or by length
+_NEEDS = st.lists(
+    st.builds(
+        Need,
+        st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
+        st.sampled_from(["", "/a", "/b", "/a/0"]),
+        st.booleans(),
+        st.booleans(),
+    ).filter(lambda n: n.glob or "*" not in n.file),
+    max_size=12,
 )
+
+
+@given(_NEEDS)
 def test_a_need_index_gives_each_file_its_wants_in_declared_order(needs: list[Need]) -> None:
     index = NeedIndex(needs)
     for path in [*_PATHS, "g.json"]:
@@ -138,16 +138,7 @@ def test_a_need_index_gives_each_file_its_wants_in_declared_order(needs: list[Ne
 
 
 @given(
-    st.lists(
-        st.builds(
-            Need,
-            st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
-            st.sampled_from(["", "/a", "/b", "/a/0"]),
-            st.booleans(),
-            st.booleans(),
-        ).filter(lambda n: n.glob or "*" not in n.file),
-        max_size=12,
-    ),
+    _NEEDS,
     st.lists(st.integers(0, 12), max_size=4),
 )
 def test_a_need_index_made_a_part_at_a_time_is_the_one_made_at_once(
@@ -172,16 +163,7 @@ def test_a_need_index_made_a_part_at_a_time_is_the_one_made_at_once(
 
 
 @given(
-    st.lists(
-        st.builds(
-            Need,
-            st.sampled_from([*_PATHS, "e/*.json", "e/**", "*.json"]),
-            st.sampled_from(["", "/a", "/b", "/a/0"]),
-            st.booleans(),
-            st.booleans(),
-        ).filter(lambda n: n.glob or "*" not in n.file),
-        max_size=12,
-    ),
+    _NEEDS,
     st.lists(st.sampled_from([*_PATHS, "g.json", "a.json", "e/b.jsonx", "z"]), max_size=12),
 )
 def test_a_settled_need_index_answers_as_the_table_did(needs: list[Need], asked: list[str]) -> None:
