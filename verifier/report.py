@@ -97,9 +97,7 @@ class AssertionResult:
             "description": self.description,
             "status": self.status.value,
             "message": self.message,
-            "reads": [
-                {"path": flat[at], "pointer": flat[at + 1]} for at in range(0, len(flat), 2)
-            ],
+            "reads": [{"path": flat[at], "pointer": flat[at + 1]} for at in range(0, len(flat), 2)],
         }
 
 
