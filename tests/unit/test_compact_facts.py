@@ -617,3 +617,29 @@ def test_an_assertion_result_holds_its_reads_flat_and_gives_them_back() -> None:
     assert "reads=(Read(path='run.json'" in repr(made)
     with pytest.raises(TypeError):
         AssertionResult("a", "k", "d", AssertionStatus.PASSED, "m", reads, flat_reads=("x", ""))
+
+
+def test_a_listing_s_kinds_are_what_a_table_of_them_would_say() -> None:
+    """The listed names' kinds, held as the sorted names and the few that are not regular
+    files, answer as ``dict.fromkeys(order, FILE)`` with the same writes: each kind, in
+    order, with its count; a name not listed is refused, not added."""
+    from verifier.plan.entries import ListedKinds
+    from verifier.sources.interface import Kind
+
+    listing = {"b.json": "1" * 64, "a.json": "2" * 64, "c/d.json": "3" * 64}
+    order = sorted(listing)
+    held, table = ListedKinds(listing, order), dict.fromkeys(order, Kind.FILE)
+    assert dict(held) == table and list(held) == list(table) and len(held) == 3
+    for name, kind in (("b.json", Kind.MISSING), ("c/d.json", Kind.REFUSED), ("a.json", Kind.FILE)):
+        held[name] = table[name] = kind
+    held["b.json"] = table["b.json"] = Kind.FILE  # (back to a regular file)
+    assert dict(held) == table and list(held.items()) == list(table.items())
+    assert held.get("x.json") is None and "x.json" not in held and not held.__contains__(7)
+    with pytest.raises(KeyError):
+        held["x.json"] = Kind.FILE
+    del held["c/d.json"], table["c/d.json"]
+    assert dict(held) == table and len(held) == 2 and "c/d.json" not in held
+    with pytest.raises(KeyError):
+        held["c/d.json"]
+    with pytest.raises(ValueError):
+        ListedKinds(listing, order[:2])
