@@ -332,9 +332,9 @@ class _Stop(Exception):
     """Raised inside :func:`loads_in_windows` to give up reading in windows."""
 
 
-#: characters of a document's bytes decoded at a time by :func:`loads_in_windows` (tests set
-#: it small): the walk holds the text from the item it reads on, not the whole document's
-#: text beside its bytes (a 33 MB spec was 33 MB more for as long as both were alive)
+#: bytes of a document decoded at a time by :func:`loads_in_windows` (tests set it small):
+#: the walk holds the text from the item it reads on, not the whole document's text beside
+#: its bytes (a 33 MB spec was 33 MB more for as long as both were alive)
 PART = 1 << 20
 #: characters a token read must end before the end of the text decoded so far, unless that
 #: is the document's end: a number cut at that end reads as a shorter one (``1.5e`` as

@@ -162,16 +162,15 @@ class NeedIndex:
         if not self._files:
             return self._exact.get(path)
         files, at = self._files, self._at
-        if at < len(files) and files[at] == path:  # the next one: the tasks' order
-            self._at = at + 1
-            return self._wanted[at]
-        # (from the last one found when it is after it, else from the start)
-        at = bisect_left(files, path, at if at == 0 or files[at - 1] < path else 0)
-        if at < len(files) and files[at] == path:
-            self._at = at + 1
-            return self._wanted[at]
-        self._at = at
-        return None
+        if not (at < len(files) and files[at] == path):  # (not the next one, in the tasks'
+            # order: looked for from the last one found when it is after it, else from the
+            # start)
+            at = bisect_left(files, path, at if at == 0 or files[at - 1] < path else 0)
+            if at == len(files) or files[at] != path:
+                self._at = at
+                return None
+        self._at = at + 1
+        return self._wanted[at]
 
     def wants(self, path: str) -> Wants:
         found = self._exactly(path)
