@@ -166,3 +166,88 @@ def test_the_hostile_output_tests_cover_every_registered_format() -> None:
     assert {*hostile.CHECK_FILES, "json", "github"} == set(CHECK)
     assert marked_formats(hostile.test_table_formats_are_inert_for_hostile_values) == set(TABLE)
     assert marked_formats(hostile.test_transcript_check_is_inert) == set(TRANSCRIPT)
+
+
+#: strings an archive can hold that no view may choke on or pass through raw: lone
+#: surrogates of both halves (JSON "\ud800" reads as one), controls, ANSI escapes, bidi
+#: overrides, markup of every format
+HOSTILE_STRINGS = (
+    "\ud800",
+    "a\udfffb\udc80",
+    "\x00\x07\x1b[31mred\x1b]0;title\x07",
+    "\u202etxt.exe\u2066",
+    "<!-- <script>x</script> ]]> &amp; [/bold] | `c` ::error::x %0A",
+    "line\nforged.json: manifest.mismatch: forged\r",
+)
+
+
+JSON_FORMATS = frozenset({"json", "jsonl", "sarif", "in-toto"})
+
+
+def _hostile_finding(text: str, code: str = "manifest.unlisted") -> Any:
+    from verifier.findings import Finding
+
+    return Finding(code, f"evidence/{text}", f"says {text}", pointer=f"/{text}", hint=text)
+
+
+@pytest.mark.parametrize("name", list(CHECK))
+@pytest.mark.parametrize("text", HOSTILE_STRINGS)
+def test_every_check_format_writes_any_string_an_archive_holds(
+    name: str, text: str, bundled: dict[str, list[Any]], tmp_path: Any
+) -> None:
+    """Issue 34 (class 9): a lone surrogate in a finding's path or pointer made the SARIF
+    view raise UnicodeEncodeError (exit 3). Every format renders it, its text encodes as
+    UTF-8 and writes to a file."""
+    from dataclasses import replace
+
+    from verifier.commands.output import write
+
+    report = bundled["check"][0]
+    stage = replace(report.integrity, findings=[_hostile_finding(text)])
+    hostile = replace(report, integrity=stage)
+    rendered = "".join(CHECK.parts(name)(hostile))
+    rendered.encode("utf-8")  # strict: nothing UTF-8 cannot carry
+    assert "\x1b" not in rendered and "\x07" not in rendered
+    if name not in JSON_FORMATS:  # JSON keeps text exactly (its escaping is inert)
+        assert "\u202e" not in rendered
+    write(tmp_path / "out", rendered)
+    assert (tmp_path / "out").read_bytes().decode("utf-8") == rendered
+
+
+@pytest.mark.parametrize("text", HOSTILE_STRINGS)
+def test_the_rich_check_view_writes_any_string_an_archive_holds(
+    text: str, bundled: dict[str, list[Any]]
+) -> None:
+    import io
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from verifier.views.check.rich_view import show
+
+    report = bundled["check"][0]
+    stage = replace(report.integrity, findings=[_hostile_finding(text)])
+    out = io.StringIO()
+    show(replace(report, integrity=stage), Console(file=out, width=100, force_terminal=True))
+    shown = out.getvalue()
+    shown.encode("utf-8")
+    assert "\u202e" not in shown and "\x07" not in shown
+
+
+@pytest.mark.parametrize("name", list(TRANSCRIPT))
+@pytest.mark.parametrize("text", HOSTILE_STRINGS)
+def test_every_transcript_format_writes_any_string_an_archive_holds(
+    name: str, text: str, bundled: dict[str, list[Any]]
+) -> None:
+    from dataclasses import replace
+
+    report = bundled["transcript"][1]
+    files = [
+        replace(f, findings=[*f.findings, _hostile_finding(text, "transcript.dangling-call")])
+        for f in report.files
+    ]
+    rendered = TRANSCRIPT[name](replace(report, files=files))
+    rendered.encode("utf-8")
+    assert "\x1b" not in rendered and "\x07" not in rendered
+    if name not in JSON_FORMATS:
+        assert "\u202e" not in rendered

@@ -124,7 +124,7 @@ def fingerprints(findings: list[Finding]) -> list[str]:
         key = (f.code, f.path, f.pointer if f.pointer is not None else "")
         seen[key] += 1
         text = "\0".join((*key, str(seen[key])))
-        out.append(hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32])
+        out.append(hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32])
     return out
 
 
