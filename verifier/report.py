@@ -387,8 +387,40 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        """The run's verdict: no finding reaches :attr:`fail_on` (what the exit code says)."""
+        """The run's verdict, the one rule the exit code and every view follow: no counted
+        finding reaches :attr:`fail_on` (accepted findings are not counted; each view says
+        they were accepted)."""
         return not self.fails(self.fail_on)
+
+    @property
+    def verdict(self) -> str:
+        """:attr:`passed` as the views write it: ``passed`` or ``failed``."""
+        return "passed" if self.passed else "failed"
+
+    @property
+    def failing(self) -> list[Finding]:
+        """The counted findings that fail the run (they reach :attr:`fail_on`)."""
+        return [f for f in self.findings if f.severity.reaches(self.fail_on)]
+
+    def stage_fails(self, stage: StageResult) -> bool:
+        """Whether ``stage`` has a finding that fails the run (the verdict's rule, a stage at
+        a time: a stage can fail the run on warnings under ``--fail-on warning``)."""
+        return any(f.severity.reaches(self.fail_on) for f in stage.findings)
+
+    def stage_status(self, stage: StageResult) -> StageStatus:
+        """``stage``'s status as the views show it beside the verdict: ``failed`` when it has
+        a finding that fails the run (a warning under ``--fail-on warning`` too), else its
+        own status (the JSON report's ``stages[].status`` stays the stage's own: errors)."""
+        return StageStatus.FAILED if self.stage_fails(stage) else stage.status
+
+    @property
+    def accepted(self) -> list[Accepted]:
+        """Every finding accepted (``--ignore``, ``--select``, ``--baseline``), stage by stage."""
+        return [
+            a
+            for s in self.checks
+            for a in sorted(s.accepted, key=lambda a: (a.finding.sort_key(), a.by))
+        ]
 
     def fails(self, threshold: Severity = Severity.ERROR) -> bool:
         """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""
@@ -430,6 +462,8 @@ class Report:
             "manifest": self.manifest,
             "scope": list(self.scope),
             "ok": self.ok,
+            "verdict": self.verdict,
+            "failOn": self.fail_on.value,
             "summary": self.summary_line,
             "stages": [s.to_dict() for s in self.stages],
             "findings": [],

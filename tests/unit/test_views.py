@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
+from verifier.findings import Stage
 from verifier.views.check import CHECK
 from verifier.views.coverage import COVERAGE
 from verifier.views.interface import Format, Registry
@@ -251,3 +252,111 @@ def test_every_transcript_format_writes_any_string_an_archive_holds(
     assert "\x1b" not in rendered and "\x07" not in rendered
     if name not in JSON_FORMATS:
         assert "\u202e" not in rendered
+
+
+# --- one verdict: every view says what the exit code says (issue 34, class 12) ------------
+
+#: a finding code of each severity (placed in its code's stage)
+SEVERITY_CODE = {
+    "error": "manifest.unlisted",
+    "warning": "baseline.unmatched",
+    "note": "signature.not-checked",
+}
+
+
+def _view_passed(name: str, text: str) -> bool:
+    """The verdict a reader of format ``name`` takes from ``text`` (True: passed)."""
+    import xml.etree.ElementTree as ET
+
+    if name == "text":
+        (line,) = [x for x in text.splitlines() if x.startswith("Verdict: ")]
+        return line.startswith("Verdict: passed")
+    if name == "markdown":
+        head = text.splitlines()[0]
+        assert head.startswith("## verify-evidence: ")
+        return head.startswith("## verify-evidence: passed")
+    if name == "junit":
+        root = ET.fromstring(text)
+        return int(root.get("failures", "0")) + int(root.get("errors", "0")) == 0
+    if name == "sarif":
+        run = json.loads(text)["runs"][0]
+        (invocation,) = run["invocations"]
+        assert (invocation["exitCode"] == 0) == (run["properties"]["verdict"] == "passed")
+        return bool(invocation["exitCode"] == 0)
+    if name == "github":
+        last = text.splitlines()[-1]
+        assert last.startswith(
+            ("::notice title=verify-evidence::", "::error title=verify-evidence::")
+        )
+        data = last.split("::", 2)[2]
+        assert data.startswith("passed") == last.startswith("::notice"), last
+        return last.startswith("::notice")
+    if name == "jsonl":
+        summary = json.loads(text.splitlines()[-1])
+        return bool(summary["verdict"] == "passed")
+    if name == "json":
+        return bool(json.loads(text)["verdict"] == "passed")
+    if name == "in-toto":
+        predicate = json.loads(text)["predicate"]
+        assert (predicate["result"] == "FAILED") == bool(predicate["failedTests"])
+        return bool(predicate["result"] != "FAILED")
+    raise AssertionError(f"no verdict reader for the format {name}: add one")
+
+
+SEVERITY_SETS = [(), ("error",), ("warning",), ("note",), ("warning", "note"), ("error", "note")]
+
+
+@pytest.mark.parametrize("name", list(CHECK))
+@pytest.mark.parametrize("fail_on", ["error", "warning", "note"])
+@pytest.mark.parametrize("severities", SEVERITY_SETS, ids=lambda s: "+".join(s) or "none")
+@pytest.mark.parametrize("accepted", [(), ("error",), ("warning",)], ids=["", "acc-e", "acc-w"])
+def test_every_check_view_says_the_verdict_of_the_exit_code(
+    name: str,
+    fail_on: str,
+    severities: tuple[str, ...],
+    accepted: tuple[str, ...],
+    bundled: dict[str, list[Any]],
+) -> None:
+    """Every registered format x --fail-on x the findings' severities (accepted ones too):
+    the verdict the view gives is the exit code's, and the exit code is the rule's (a
+    counted finding reaches --fail-on). On main, --fail-on warning with only warnings
+    exited 1 while text, JUnit, SARIF, JSONL, JSON and in-toto said passed."""
+    from dataclasses import replace
+
+    from verifier.commands import exit_code
+    from verifier.findings import Finding, Severity
+    from verifier.report import Accepted
+
+    report = replace(bundled["check"][0], fail_on=Severity(fail_on))
+    stages = {s.stage: s for s in report.checks}
+    for severity in severities:
+        finding = Finding(SEVERITY_CODE[severity], "evidence/x.json", f"a {severity}")
+        stage = stages[finding.stage]
+        stages[finding.stage] = replace(stage, findings=[*stage.findings, finding])
+    for severity in accepted:
+        finding = Finding(SEVERITY_CODE[severity], "evidence/y.json", f"an accepted {severity}")
+        stage = stages[finding.stage]
+        stages[finding.stage] = replace(
+            stage, accepted=[*stage.accepted, Accepted(finding, "ignored")]
+        )
+    report = replace(
+        report,
+        authenticity=stages[Stage.AUTHENTICITY],
+        integrity=stages[Stage.INTEGRITY],
+        validity=stages[Stage.VALIDITY],
+        consistency=stages[Stage.CONSISTENCY],
+    )
+    want = 1 if any(Severity(s).reaches(Severity(fail_on)) for s in severities) else 0
+    assert exit_code(report) == want
+    text = CHECK[name](report)
+    assert _view_passed(name, text) == (want == 0), text[-600:]
+    if name == "in-toto" and want == 0:
+        predicate = json.loads(text)["predicate"]
+        if accepted:  # never simply passed: the acceptance is said, each finding listed
+            assert predicate["result"] == "WARNED"
+            listed = [
+                c
+                for c in predicate["configuration"]
+                if c["annotations"].get("role") == "accepted-finding"
+            ]
+            assert len(listed) == len(accepted)

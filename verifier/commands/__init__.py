@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from verifier.findings import Severity
+    from verifier.report import Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -97,6 +98,12 @@ def threshold(fail_on: FailOn) -> Severity:
     from verifier.findings import Severity
 
     return Severity(fail_on.value)
+
+
+def exit_code(report: Report) -> int:
+    """A check report's exit code: its verdict (:attr:`Report.passed`, the one rule every
+    view's verdict follows too), set its ``fail_on`` first."""
+    return EXIT_OK if report.passed else EXIT_FINDINGS
 
 
 def forced_color() -> bool:

@@ -10,12 +10,12 @@ from typing import Annotated
 import typer
 
 from verifier.commands import (
-    EXIT_FINDINGS,
     EXIT_OK,
     FailOn,
     FailOnOpt,
     ManifestOpt,
     ScopeOpt,
+    exit_code,
     optional_path,
     optional_tuple,
     threshold,
@@ -172,13 +172,14 @@ def audit(
             **more,
         )
         result = run(location, options)
+    result.report.fail_on = threshold(fail_on)  # the text it prints says the exit code's verdict
     record = render(audit_record(result, location, options.limits, created_at))
     if to_stdout:
         sys.stdout.write(record)
     else:
         write(output, record)
         sys.stdout.write(CHECK["text"](result.report))
-    return EXIT_FINDINGS if result.report.fails(threshold(fail_on)) else EXIT_OK
+    return exit_code(result.report)
 
 
 def register(app: typer.Typer) -> None:

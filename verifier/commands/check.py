@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from verifier.commands import (
-    EXIT_FINDINGS,
     EXIT_OK,
     Color,
     ColorOpt,
@@ -23,6 +22,7 @@ from verifier.commands import (
     QuietOpt,
     ScopeOpt,
     VerboseOpt,
+    exit_code,
     optional_path,
     optional_tuple,
     rich_console,
@@ -292,7 +292,7 @@ def check(
             show(report, rich_console(color))
             continue
         write(destination, body)
-    return EXIT_OK if report.passed else EXIT_FINDINGS
+    return exit_code(report)
 
 
 def default_prefix(root: Path) -> str:

@@ -6,10 +6,30 @@ Archive text goes through :func:`verifier.views.inert.visible`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from verifier.findings import Finding, Severity
 from verifier.views.inert import visible
+
+if TYPE_CHECKING:
+    from verifier.report import Report
+
+
+def verdict_text(report: Report) -> str:
+    """The run's verdict as every view words it, from :attr:`Report.passed` (the exit
+    code's rule): ``passed`` (with how many findings were accepted, when any were), or
+    ``FAILED`` with what failed it (its errors, or what ``--fail-on`` counted)."""
+    if report.passed:
+        accepted = len(report.accepted)
+        if not accepted:
+            return "passed"
+        return f"passed, with {accepted} finding{'s' if accepted != 1 else ''} accepted"
+    failing = report.failing
+    errors = sum(1 for f in failing if f.severity is Severity.ERROR)
+    if errors == len(failing):
+        return f"FAILED ({errors} error{'s' if errors != 1 else ''})"
+    plural = "s" if len(failing) != 1 else ""
+    return f"FAILED ({len(failing)} finding{plural} at --fail-on {report.fail_on.value} or above)"
 
 
 def line_column(finding: Finding) -> str:

@@ -38,6 +38,7 @@ from verifier.views.findings import (
     cascade_line,
     count_line,
     entry_note,
+    verdict_text,
 )
 from verifier.views.inert import github_data, github_property
 
@@ -86,8 +87,9 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
                 f"{len(findings)}, and the SARIF upload holds them."
             )
         )
-    stages = ", ".join(f"{s.stage.value} {s.status.value}" for s in report.checks)
-    summary = f"{stages}; {report.summary_line}; {authenticity_detail(report)}"
+    stages = ", ".join(f"{s.stage.value} {report.stage_status(s).value}" for s in report.checks)
+    summary = f"{verdict_text(report)}: {stages}; {report.summary_line}; "
+    summary += authenticity_detail(report)
     if findings:
         summary += f"; {count_line(findings)}"
         chained = cascade_line(groups)

@@ -12,8 +12,15 @@ no creation time, so the statement stays deterministic like every machine format
 ``configuration`` records the verifier (name and version), the policy (the assertion spec,
 by its digest) and each signature checked over the manifest, with who signed and how.
 
-``result`` is ``FAILED`` when a stage failed, ``WARNED`` when one had nothing to check (an
-unsigned manifest among them), was skipped or has warnings, else ``PASSED``.
+``result`` follows the run's verdict, the exit code's rule (:attr:`Report.passed`,
+``--fail-on`` included): ``FAILED`` when the run fails (the stages with a failing finding in
+``failedTests``), else ``WARNED`` when a stage passed only because findings were accepted
+(``--ignore``, ``--select``, ``--baseline``), had nothing to check (an unsigned manifest among
+them), was skipped or has warnings (those stages in ``warnedTests``), else ``PASSED``.
+Nothing accepted is dropped: ``configuration`` holds the acceptance (the options and counts)
+and one entry per accepted finding (role ``accepted-finding``): the file it is about, by its
+SHA-256 when the run read it, with its code, stage, severity, pointer, message and why
+(``acceptedBy``).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from typing import Any
+from urllib.parse import quote
 
 from verifier.plan.spec import DEFAULT_SPEC
 from verifier.report import AssertionStatus, Report, StageStatus
@@ -50,30 +58,86 @@ def subjects(report: Report) -> list[dict[str, Any]]:
     return out
 
 
-def statement(report: Report) -> dict[str, Any]:
-    """The statement as data."""
+def _tests(report: Report) -> tuple[list[str], list[str], list[str]]:
+    """(passed, warned, failed) tests by the verdict's rule (:attr:`Report.passed`): a stage
+    fails when a finding of it fails the run (``--fail-on`` included); it is warned when it
+    passed only because findings were accepted, had nothing to check, was skipped or has
+    warnings; an assertion that did not pass fails, unless its finding was accepted
+    (then it is warned)."""
     passed: list[str] = []
     warned: list[str] = []
     failed: list[str] = []
     for stage in report.checks:
         name = stage.stage.value
-        if stage.status is StageStatus.FAILED:
+        if report.stage_fails(stage):
             failed.append(name)
-        elif stage.status is StageStatus.PASSED and not stage.severity_counts()["warning"]:
+        elif (
+            stage.status is StageStatus.PASSED
+            and not stage.severity_counts()["warning"]
+            and not stage.accepted
+        ):
             passed.append(name)
         else:
             warned.append(name)
-    failed += [
-        f"assertion:{a.id}" for a in report.assertions if a.status is not AssertionStatus.PASSED
-    ]
-    result = "FAILED" if failed else "WARNED" if warned else "PASSED"
+    accepted = {a.finding for a in report.accepted}
+    for a in report.assertions:
+        if a.status is AssertionStatus.PASSED:
+            continue
+        taken = a.finding is not None and a.finding in accepted
+        (warned if taken else failed).append(f"assertion:{a.id}")
+    return passed, warned, failed
+
+
+def _accepted(report: Report) -> list[dict[str, Any]]:
+    """Each accepted finding as a configuration entry: the file it is about (by its SHA-256
+    when the run read it), its code, stage, severity, pointer and why it was accepted."""
+    digests = {f.path: f.sha256 for f in report.files if f.sha256 is not None}
+    out: list[dict[str, Any]] = []
+    for a in report.accepted:
+        f = a.finding
+        annotations: dict[str, Any] = {
+            "role": "accepted-finding",
+            "acceptedBy": a.by,
+            "code": f.code,
+            "stage": f.stage.value,
+            "severity": f.severity.value,
+            "path": f.path,
+            "message": f.message,
+        }
+        if f.pointer is not None:
+            annotations["pointer"] = f.pointer
+        entry: dict[str, Any] = {"name": f.path or "(archive)"}
+        digest = digests.get(f.path)
+        if digest is not None:
+            entry["digest"] = {"sha256": digest}
+        else:
+            entry["uri"] = "file:" + quote(f.path, safe="/-._~") if f.path else VERIFIER_URI
+        entry["annotations"] = annotations
+        out.append(entry)
+    return out
+
+
+def statement(report: Report) -> dict[str, Any]:
+    """The statement as data."""
+    passed, warned, failed = _tests(report)
+    # the verdict is the exit code's (failedTests is never empty then: a failing finding
+    # belongs to a stage)
+    result = "FAILED" if not report.passed else "WARNED" if warned else "PASSED"
     configuration: list[dict[str, Any]] = [
         {
             "name": "verify-evidence",
             "uri": VERIFIER_URI,
-            "annotations": {"version": report.tool_version},
+            "annotations": {"version": report.tool_version, "failOn": report.fail_on.value},
         }
     ]
+    if report.acceptance is not None:
+        configuration.append(
+            {
+                "name": "acceptance",
+                "uri": VERIFIER_URI + "#acceptance",
+                "annotations": {"role": "acceptance", **report.acceptance.to_dict()},
+            }
+        )
     spec = report.content_path(DEFAULT_SPEC)
     for entry in report.files:
         if entry.path == spec and entry.sha256 is not None:
@@ -96,6 +160,7 @@ def statement(report: Report) -> dict[str, Any]:
         configuration.append(
             {"name": check.name, "uri": f"file:{check.name}", "annotations": annotations}
         )
+    configuration += _accepted(report)
     return {
         "_type": STATEMENT,
         "subject": subjects(report),

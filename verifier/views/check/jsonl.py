@@ -47,6 +47,8 @@ def _summary(report: Report, findings: int) -> dict[str, Any]:
         "reportVersion": REPORT_VERSION,
         "tool": {"name": "verify-evidence", "version": report.tool_version},
         "ok": report.ok,
+        "verdict": report.verdict,
+        "failOn": report.fail_on.value,
         "summary": report.summary_line,
         "manifest": report.manifest,
         "stages": {s.stage.value: s.status.value for s in report.stages},

@@ -1,8 +1,9 @@
 """JUnit XML: a test suite per stage; a test case per file checked (integrity, validity) and
-per assertion (consistency). Only a finding of severity error fails: it becomes a
-``<failure>`` of its test case, or an ``<error>`` when the check could not be evaluated
-(``assertion.error``, ``assertion.internal-error``); warnings and notes are listed in the
-case's ``<system-out>``.
+per assertion (consistency). A finding that fails the run (severity error, or what
+``--fail-on`` counts: the exit code's rule) becomes a ``<failure>`` of its test case, or an
+``<error>`` when the check could not be evaluated (``assertion.error``,
+``assertion.internal-error``); lesser findings are listed in the case's ``<system-out>``. So
+the suites count a failure exactly when the run exits 1.
 
 A test case whose only errors are blocked by an earlier finding (cascade control: an
 assertion that read a file whose digest, presence or parse failed) is ``<skipped>``, naming
@@ -55,29 +56,33 @@ def _failure(finding: Finding) -> str:
     )
 
 
-def _errors(found: list[Finding]) -> list[Finding]:
-    return [f for f in found if f.severity is Severity.ERROR]
+def _errors(found: list[Finding], fail_on: Severity) -> list[Finding]:
+    """The findings that fail the run (the verdict's rule: they reach ``--fail-on``)."""
+    return [f for f in found if f.severity.reaches(fail_on)]
 
 
-def _live(found: list[Finding], blocked: frozenset[Finding]) -> list[Finding]:
-    """The errors of a case that are not blocked by a finding the report shows."""
-    return [f for f in _errors(found) if f not in blocked]
+def _live(found: list[Finding], blocked: frozenset[Finding], fail_on: Severity) -> list[Finding]:
+    """The failing findings of a case that are not blocked by a finding the report shows."""
+    return [f for f in _errors(found, fail_on) if f not in blocked]
 
 
-def _counts(cases: list[Case], blocked: frozenset[Finding] = frozenset()) -> tuple[int, int, int]:
+def _counts(
+    cases: list[Case], fail_on: Severity, blocked: frozenset[Finding] = frozenset()
+) -> tuple[int, int, int]:
     """(failures, errors, skipped): the cases with a ``<failure>``, those with an
-    ``<error>``, and those whose only errors are blocked by an earlier finding."""
-    failures = sum(1 for _, f in cases if any(not _is_error(x) for x in _live(f, blocked)))
-    errors = sum(1 for _, f in cases if any(_is_error(x) for x in _live(f, blocked)))
-    skipped = sum(1 for _, f in cases if _errors(f) and not _live(f, blocked))
+    ``<error>``, and those whose only failing findings are blocked by an earlier one."""
+    live = [(_live(f, blocked, fail_on), f) for _, f in cases]
+    failures = sum(1 for x, _ in live if any(not _is_error(y) for y in x))
+    errors = sum(1 for x, _ in live if any(_is_error(y) for y in x))
+    skipped = sum(1 for x, f in live if _errors(f, fail_on) and not x)
     return failures, errors, skipped
 
 
 def _suite(
-    name: str, cases: list[Case], blocked: frozenset[Finding] = frozenset()
+    name: str, cases: list[Case], fail_on: Severity, blocked: frozenset[Finding] = frozenset()
 ) -> Iterator[str]:
     """The suite's lines, one at a time (a suite of 100,000 files is not held as lines)."""
-    failures, errors, skipped = _counts(cases, blocked)
+    failures, errors, skipped = _counts(cases, fail_on, blocked)
     yield (
         f'  <testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
         f'errors="{errors}" skipped="{skipped}" time="0">'
@@ -89,13 +94,13 @@ def _suite(
             yield head + "/>"
             continue
         yield head + ">"
-        live = _live(found, blocked)
+        live = _live(found, blocked, fail_on)
         yield from (_failure(f) for f in live)
-        held = [f for f in _errors(found) if f in blocked]
+        held = [f for f in _errors(found, fail_on) if f in blocked]
         if held and not live:
             why = "; ".join(dict.fromkeys(blocked_by(f).strip(" ()") for f in held))
             yield f"      <skipped message={quoteattr(why)}/>"
-        lesser = [f for f in found if f.severity is not Severity.ERROR]
+        lesser = [f for f in found if not f.severity.reaches(fail_on)]
         shown = [*(f for f in held if live), *lesser]
         if shown:
             text = "\n".join(
@@ -163,9 +168,9 @@ def _authenticity(report: Report, found: list[Finding]) -> tuple[list[str], int,
         )
     names = [c.name for c in report.signatures]
     cases = _by_path(found, names, "manifest signature")
-    lines = list(_suite("authenticity", cases))
+    lines = list(_suite("authenticity", cases, report.fail_on))
     lines[1:1] = props
-    return lines, len(cases), sum(1 for _, f in cases if _errors(f))
+    return lines, len(cases), sum(1 for _, f in cases if _errors(f, report.fail_on))
 
 
 def render(report: Report) -> str:
@@ -198,7 +203,7 @@ def render_parts(report: Report) -> Iterator[str]:
     signed, signed_tests, signed_failures = _authenticity(report, by_stage[Stage.AUTHENTICITY])
     tests = signed_tests + sum(len(cases) for _, cases in suites)
     held = frozenset(f for _, items in cascade(report.findings) for f in items)
-    counted = [_counts(cases, held) for _, cases in suites]
+    counted = [_counts(cases, report.fail_on, held) for _, cases in suites]
     failures = signed_failures + sum(c[0] for c in counted)
     errors = sum(c[1] for c in counted)
     lines = chain(
@@ -208,7 +213,7 @@ def render_parts(report: Report) -> Iterator[str]:
             f'errors="{errors}" time="0">',
             *signed,
         ),
-        *(_suite(name, cases, held) for name, cases in suites),
+        *(_suite(name, cases, report.fail_on, held) for name, cases in suites),
         ("</testsuites>",),
     )
     return lines_in_parts(lines, _PART_LINES)

@@ -8,7 +8,6 @@ would hide the rest of a step summary), link, emphasis or cell separator survive
 
 from __future__ import annotations
 
-from verifier.findings import Severity
 from verifier.report import AssertionStatus, Report
 from verifier.views.check.text import authenticity_detail, stage_detail, unchecked_line
 from verifier.views.findings import (
@@ -19,24 +18,15 @@ from verifier.views.findings import (
     count_line,
     entry_note,
     location,
+    verdict_text,
 )
 from verifier.views.inert import markdown as _esc
 
 MAX_FINDINGS = 200
 
 
-def _failed(report: Report, errors: int) -> str:
-    """The verdict of a failed run: its errors, or what ``--fail-on`` counted beside them."""
-    if errors or report.fail_on is Severity.ERROR:
-        return f"FAILED ({errors} error{'s' if errors != 1 else ''})"
-    counted = sum(1 for f in report.findings if f.severity.reaches(report.fail_on))
-    plural = "s" if counted != 1 else ""
-    return f"FAILED ({counted} finding{plural} at --fail-on {report.fail_on.value} or above)"
-
-
 def render(report: Report) -> str:
-    errors = sum(len(s.errors) for s in report.checks)
-    verdict = "passed" if report.passed else _failed(report, errors)
+    verdict = verdict_text(report)
     scope = ", ".join(_esc(s) for s in report.scope) or "none"
     lines = [
         f"## verify-evidence: {verdict}",
@@ -46,12 +36,13 @@ def render(report: Report) -> str:
         "",
         "| Stage | Status | Checked |",
         "|---|---|---|",
-        f"| authenticity | {report.authenticity.status.value} | "
+        f"| authenticity | {report.stage_status(report.authenticity).value} | "
         f"{_esc(authenticity_detail(report))} |",
     ]
     for stage in report.stages:
         detail = stage_detail(stage) + (f" ({stage.note})" if stage.note else "")
-        lines.append(f"| {stage.stage.value} | {stage.status.value} | {_esc(detail)} |")
+        status = report.stage_status(stage).value
+        lines.append(f"| {stage.stage.value} | {status} | {_esc(detail)} |")
     unchecked = unchecked_line(report)
     if unchecked:
         lines += ["", unchecked]

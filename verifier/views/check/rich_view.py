@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from verifier.findings import Finding
-from verifier.report import Report, StageStatus
+from verifier.report import Report, StageResult, StageStatus
 from verifier.views.check.text import (
     acceptance_line,
     advice_line,
@@ -27,6 +27,7 @@ from verifier.views.findings import (
     count_line,
     entry_note,
     location,
+    verdict_text,
 )
 from verifier.views.inert import visible
 from verifier.views.terminal import SEVERITY_STYLE, grid, plain, stacked
@@ -39,6 +40,11 @@ _STYLE = MappingProxyType(
         StageStatus.SKIPPED: "dim",
     }
 )
+
+
+def _status(report: Report, stage: StageResult) -> Text:
+    status = report.stage_status(stage)
+    return Text(status.value, style=_STYLE[status])
 
 
 def show(report: Report, out: Console) -> None:
@@ -55,18 +61,18 @@ def show(report: Report, out: Console) -> None:
     table = grid(("stage", "status", "checked"), box=None, pad_edge=False)
     table.add_row(
         Text("authenticity"),
-        Text(report.authenticity.status.value, style=_STYLE[report.authenticity.status]),
+        _status(report, report.authenticity),
         Text(visible(authenticity_detail(report))),
     )
     for stage in report.stages:
         detail = Text(stage_detail(stage))
         if stage.note:
             detail.append("\n" + visible(stage.note))
-        table.add_row(
-            Text(stage.stage.value), Text(stage.status.value, style=_STYLE[stage.status]), detail
-        )
+        table.add_row(Text(stage.stage.value), _status(report, stage), detail)
     out.print(table)
     out.print(Text(report.summary_line, style="bold"))
+    verdict = f"Verdict: {verdict_text(report)}."
+    out.print(Text(verdict, style="bold green" if report.passed else "bold red"))
     unchecked = unchecked_line(report)
     if unchecked:
         out.print(Text(unchecked, style="yellow"))

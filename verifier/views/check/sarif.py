@@ -273,6 +273,11 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                         "rules": rules,
                     }
                 },
+                # the run's verdict as its exit code: 1 when a counted finding reaches
+                # --fail-on (the rule of the exit code and of every view)
+                "invocations": [
+                    {"executionSuccessful": True, "exitCode": 0 if report.passed else 1}
+                ],
                 "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {
                     "%SRCROOT%": {
@@ -285,6 +290,9 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                 "results": results,
                 "properties": {
                     "summary": report.summary_line,
+                    "verdict": report.verdict,
+                    "failOn": report.fail_on.value,
+                    "acceptedFindings": len(report.accepted),
                     "stages": {s.stage.value: s.status.value for s in report.checks},
                     "signatures": [c.to_dict() for c in report.signatures],
                     "findings": len(findings),

@@ -18,6 +18,7 @@ from verifier.views.findings import (
     cascade_line,
     count_line,
     finding_line,
+    verdict_text,
 )
 from verifier.views.inert import visible
 
@@ -61,7 +62,7 @@ def authenticity_detail(report: Report) -> str:
 def authenticity_lines(report: Report) -> list[str]:
     """The authenticity stage: who signed and how it was checked, or that it was not."""
     stage = report.authenticity
-    head = f"  {'authenticity':<12} {stage.status.value:<16} "
+    head = f"  {'authenticity':<12} {report.stage_status(stage).value:<16} "
     if not report.signatures:
         return [head + visible(stage.note or "no signature checked")]
     verified = stage.counts.get("verified", 0)
@@ -134,10 +135,12 @@ def render(report: Report) -> str:
     ]
     lines.extend(authenticity_lines(report))
     for stage in report.stages:
-        lines.append(f"  {stage.stage.value:<12} {stage.status.value:<16} {stage_detail(stage)}")
+        status = report.stage_status(stage).value
+        lines.append(f"  {stage.stage.value:<12} {status:<16} {stage_detail(stage)}")
         if stage.note:
             lines.append(f"  {'':<12} {'':<16} {visible(stage.note)}")
     lines.append(report.summary_line)
+    lines.append(f"Verdict: {verdict_text(report)}.")
     unchecked = unchecked_line(report)
     if unchecked:
         lines.append(unchecked)
