@@ -312,6 +312,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "the key is outside its validity window (valid-after/valid-before, or an expired "
             "OpenPGP key)",
         ),
+        "signature.subject-mismatch": (
+            Stage.AUTHENTICITY,
+            "an attestation's subject digests are not those of the archive given with it "
+            "(attestation verify --source): the statement is about other bytes",
+        ),
         "signature.unparsable": (
             Stage.AUTHENTICITY,
             "a signature file (or a trust file) cannot be parsed, or is refused unread",
@@ -426,6 +431,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "signature.namespace-mismatch": Severity.ERROR,
         "signature.identity-mismatch": Severity.ERROR,
         "signature.key-expired": Severity.ERROR,
+        "signature.subject-mismatch": Severity.ERROR,
         "signature.unparsable": Severity.ERROR,
         "signature.absent": Severity.ERROR,
         "signature.tool-missing": Severity.ERROR,

@@ -43,8 +43,11 @@ def attested(tmp_path: Path) -> tuple[Path, Path, Path]:
     root = small_archive(tmp_path / "a")
     key = ssh_key(tmp_path / "k")
     out = tmp_path / "statement.dsse.json"
-    proc = _cli("check", str(root), "-f", "in-toto", "-o", str(out), "--attest-key", str(key))
-    assert proc.stderr == "" and out.is_file()
+    proc = _cli(
+        "check", str(root), "--stages", "integrity", "-f", "in-toto", "-o", str(out),
+        "--attest-key", str(key),
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stderr == "" and out.is_file()
     allowed = tmp_path / "allowed"
     allowed.write_text(signer_line(key))
     return out, allowed, key
@@ -120,3 +123,62 @@ def test_wrap_refuses_a_non_ed25519_key(tmp_path: Path) -> None:
 def test_hostile_envelopes_are_findings(data: bytes) -> None:
     verdict, payload = verify(SignatureFile("e.json", data), Trust(allowed_signers=b""))
     assert payload is None and verdict.findings
+
+
+def test_a_failed_statement_does_not_verify(tmp_path: Path) -> None:
+    """Issue 34 (class 6): a signed statement whose result is FAILED exited 0."""
+    root = small_archive(tmp_path / "a")
+    (root / "evidence" / "stray.json").write_text("{}\n")  # unlisted: the check fails
+    key = ssh_key(tmp_path / "k")
+    out = tmp_path / "statement.dsse.json"
+    proc = _cli(
+        "check", str(root), "--stages", "integrity", "-f", "in-toto", "-o", str(out),
+        "--attest-key", str(key),
+    )  # fmt: skip
+    assert proc.returncode == 1 and out.is_file()
+    allowed = tmp_path / "allowed"
+    allowed.write_text(signer_line(key))
+    proc = _cli("attestation", "verify", str(out), "--allowed-signers", str(allowed))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "result: FAILED" in proc.stdout
+
+
+def test_the_subjects_must_be_the_archive_given(
+    attested: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """With --source, the statement's subject digests are compared with the archive's: the
+    archive it was made from verifies, a changed manifest is signature.subject-mismatch."""
+    out, allowed, _ = attested
+    root = tmp_path / "a"
+    args = ("attestation", "verify", str(out), "--allowed-signers", str(allowed))
+    proc = _cli(*args, "--source", str(root))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    manifest = root / "manifest.sha256"
+    manifest.write_bytes(manifest.read_bytes() + b"\n")  # other bytes, the same files
+    proc = _cli(*args, "--source", str(root))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "signature.subject-mismatch" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_deeply_nested_envelopes_and_payloads_are_refused_not_a_crash(
+    attested: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Issue 34 (class 9): 'attestation verify' on deeply nested JSON raised RecursionError
+    (exit 3). The envelope and the signed payload are read strictly and bounded."""
+    _, allowed, key = attested
+    deep = b"[" * 200_000 + b"]" * 200_000
+    hostile = {
+        "deep-envelope": deep,
+        "deep-in-envelope": b'{"payloadType": ' + deep + b', "payload": "", "signatures": []}',
+        "duplicate-keys": b'{"payloadType": "x", "payloadType": "y"}',
+        "lone-surrogate": b'{"payloadType": "\\ud800"}',
+        "deep-payload": wrap(deep, key),
+        "deep-in-payload": wrap(b'{"predicateType": ' + deep + b"}", key),
+        "huge-number": wrap(b'{"subject": 1' + b"0" * 100_000 + b"}", key),
+    }
+    for name, data in hostile.items():
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(data)
+        proc = _cli("attestation", "verify", str(path), "--allowed-signers", str(allowed))
+        assert proc.returncode == 1, (name, proc.stdout[-300:], proc.stderr[-300:])
+        assert "Traceback" not in proc.stderr, name

@@ -71,8 +71,14 @@ def verify(envelope: SignatureFile, trust: Trust) -> tuple[Verdict, bytes | None
         verdict.findings.append(Finding(code, envelope.name, text))
         return verdict, None
 
+    from verifier.json.parse import loads_strict
+
+    # strict and bounded: nesting past the parser's limit, a duplicate key or a lone
+    # surrogate is refused, never a RecursionError (exit 3)
+    data, problems = loads_strict(envelope.data[:MAX_ENVELOPE_BYTES])
+    if problems:
+        return fail("signature.unparsable", f"Not a DSSE envelope ({problems[0].message}).")
     try:
-        data = json.loads(envelope.data[:MAX_ENVELOPE_BYTES].decode("utf-8"))
         payload_type = data["payloadType"]
         payload = b64decode(data["payload"])
         signatures = [(s["keyid"], b64decode(s["sig"])) for s in data["signatures"]]

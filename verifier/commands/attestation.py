@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -12,11 +11,23 @@ import typer
 from verifier.commands import EXIT_FINDINGS, EXIT_OK
 from verifier.commands.signopts import AllowedSignersOpt, IdentityOpt, VerifyTimeOpt
 
+PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
+
 app = typer.Typer(
     name="attestation",
     help="Check a signed verification statement (a DSSE envelope around an in-toto statement).",
     no_args_is_help=True,
 )
+
+
+SourceOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--source",
+        help="The archive the statement is about (a folder, zip, tarball, REPO@REV or bag): "
+        "it is checked, and the statement's subject digests must be its own (exit 1 if not).",
+    ),
+]
 
 
 @app.command("verify")
@@ -25,9 +36,11 @@ def verify(
     allowed_signers: AllowedSignersOpt = None,
     identity: IdentityOpt = None,
     verify_time: VerifyTimeOpt = None,
+    source: SourceOpt = None,
 ) -> int:
     """Verify FILE's signature against --allowed-signers and print who signed and what the
-    statement says (subject, result). Exit 0 when verified, 1 otherwise."""
+    statement says (subject, result). Exit 0 when verified and its result is not FAILED
+    (and, with --source, its subjects are that archive's), 1 otherwise."""
     from verifier.authenticity.dsse import MAX_ENVELOPE_BYTES
     from verifier.authenticity.dsse import verify as verify_envelope
     from verifier.authenticity.interface import SignatureFile
@@ -47,17 +60,71 @@ def verify(
             print(visible(f"{f.path}: {f.code}: {f.message}"))
         return EXIT_FINDINGS
     print(visible(f"verified: signed by {verdict.signer.line()} ({verdict.method})"))
-    try:
-        statement = json.loads(payload)
-        subjects = ", ".join(
-            f"{s['name']} sha256:{s['digest']['sha256']}" for s in statement["subject"]
-        )
-        print(visible(f"statement: {statement['predicateType']}; subject {subjects}"))
-        print(visible(f"result: {statement['predicate']['result']}"))
-    except (ValueError, KeyError, TypeError):
+    read = read_statement(payload)
+    if read is None:
         print("the payload is not an in-toto statement of verify-evidence")
         return EXIT_FINDINGS
-    return EXIT_OK
+    subjects, result = read
+    listed = ", ".join(f"{name} {kind}:{value}" for name, kind, value in subjects)
+    print(visible(f"statement: {PREDICATE}; subject {listed}"))
+    print(visible(f"result: {result}"))
+    failed = result == "FAILED"
+    if source is not None:
+        for line in subject_mismatches(str(envelope), subjects, source):
+            print(visible(line))
+            failed = True
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+Subject = tuple[str, str, str]  # (name, digest kind, hex digest)
+
+
+def read_statement(payload: bytes) -> tuple[list[Subject], str] | None:
+    """The subjects and result of a verify-evidence statement, read strictly (bounded
+    nesting, no duplicate key, no lone surrogate); ``None`` for anything else."""
+    from verifier.json.parse import loads_strict
+
+    value, problems = loads_strict(payload)
+    if problems or not isinstance(value, dict) or value.get("predicateType") != PREDICATE:
+        return None
+    predicate, listed = value.get("predicate"), value.get("subject")
+    if not isinstance(predicate, dict) or not isinstance(listed, list) or not listed:
+        return None
+    result = predicate.get("result")
+    if result not in ("PASSED", "WARNED", "FAILED"):
+        return None
+    subjects: list[Subject] = []
+    for item in listed:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            return None
+        digest = item.get("digest")
+        if not isinstance(digest, dict) or len(digest) != 1:
+            return None
+        ((kind, hexdigest),) = digest.items()
+        if kind not in ("sha256", "gitCommit") or not isinstance(hexdigest, str):
+            return None
+        subjects.append((item["name"], kind, hexdigest))
+    return subjects, str(result)
+
+
+def subject_mismatches(name: str, subjects: list[Subject], source: Path) -> list[str]:
+    """A finding line for each digest of the statement's subjects that is not what checking
+    ``source`` gives (the manifest's SHA-256; the zip's, tarball's or commit's): the
+    statement must be about these bytes."""
+    from verifier import verify as check_source
+    from verifier.views.check.intoto import subjects as own_subjects
+
+    report = check_source(source)
+    own = {(kind, value) for s in own_subjects(report) for kind, value in s["digest"].items()}
+    code = "signature.subject-mismatch"
+    lines = [
+        f"{name}: {code}: the subject {subject} {kind}:{value} is not a digest of "
+        f"{source} (it has {', '.join(f'{k}:{v}' for k, v in sorted(own))}); the statement "
+        "is about other bytes: check the archive itself"
+        for subject, kind, value in subjects
+        if (kind, value) not in own
+    ]
+    return lines
 
 
 def register(parent: typer.Typer) -> None:
