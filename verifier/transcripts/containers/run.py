@@ -47,15 +47,19 @@ class Checked:
         return out
 
 
+def _place(p: Problem, t: Transcript) -> tuple[int | None, str | None]:
+    return (p.line, None) if p.line is not None else t.locate(p.index, p.pointer)
+
+
 def _key(p: Problem, t: Transcript) -> tuple[Any, ...]:
-    line, pointer = t.locate(p.index, p.pointer)
+    line, pointer = _place(p, t)
     return (p.code, line, pointer, p.call_id)
 
 
 def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Finding]:
     out = []
     for p in problems:
-        line, pointer = t.locate(p.index, p.pointer)
+        line, pointer = _place(p, t)
         code = ABANDONED if (p.code == DANGLING and not t.active) else p.code
         out.append(
             Finding(
@@ -64,7 +68,7 @@ def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Findi
                 f"{t.name}: {p.message}.",
                 pointer,
                 line,
-                index=p.index,
+                index=p.index if p.line is None else None,
                 call_id=p.call_id or None,
                 tool=p.tool or None,
                 transcript=t.name,
