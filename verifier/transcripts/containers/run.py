@@ -127,7 +127,7 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
     """The container reader for the file: the one named (``shape``), else the one whose
     features it shows; ``None`` when the file is to be read as a bare message list."""
     from verifier.transcripts import SHAPES
-    from verifier.transcripts.containers import CONTAINERS, claiming, parse_container
+    from verifier.transcripts.containers import CONTAINERS, claiming, parse_container, readings
 
     if shape is not None and shape in SHAPES:
         return None
@@ -135,10 +135,9 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
     if shape is not None:
         return Found(CONTAINERS[shape], parsed, "given")
     hits = claiming(parsed)
-    if len(hits) == 1:
-        return Found(hits[0], parsed, "detected")
-    if len(hits) > 1:
-        names = " and ".join(r.name for r in hits)
+    every = readings(parsed)
+    if len(every) > 1:
+        names = " and ".join(every)
         finding = Finding(
             "transcript.ambiguous-shape",
             "",
@@ -146,6 +145,8 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
             "name one with --shape.",
         )
         return Found(None, parsed, "none", finding)
+    if len(hits) == 1:
+        return Found(hits[0], parsed, "detected")
     return None
 
 
