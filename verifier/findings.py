@@ -236,6 +236,12 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "a tree history has more abandoned branches than are checked (200 per tree); the "
             "rest were not checked",
         ),
+        "transcript.duplicate-id": (
+            Stage.VALIDITY,
+            "two entries of a history carry the same id (a tree's entry id or uuid, an event, "
+            "step or item id): each was read as an entry of its own, but a link to that id is "
+            "ambiguous",
+        ),
         "transcript.unmatched-pattern": (
             Stage.VALIDITY,
             "an entry of the assertion spec's 'transcripts' list matches no file the manifest "
@@ -416,6 +422,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.unreadable-member": Severity.ERROR,  # a history not read is never a pass
         "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
         "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
+        "transcript.duplicate-id": Severity.ERROR,  # which entry a link means is unknown
         "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,

@@ -37,13 +37,18 @@ class UndetectableShape(ValueError):
         self.code = code
 
 
+def featured(messages: list[Any]) -> list[Shape]:
+    """Every shape whose features the messages show (detection asks each one)."""
+    return [shape for shape in SHAPES.values() if shape.features(messages)]
+
+
 def detect(messages: list[Any]) -> tuple[Shape, bool]:
     """The shape of ``messages`` and whether it was told by its features (``False``: assumed,
     because nothing in the history tells the shapes apart; then no shape finds a call).
 
     Raises :class:`UndetectableShape`.
     """
-    hits = [shape for shape in SHAPES.values() if shape.features(messages)]
+    hits = featured(messages)
     if len(hits) == 1:
         return hits[0], True
     if hits:
@@ -68,4 +73,12 @@ def detect(messages: list[Any]) -> tuple[Shape, bool]:
     )
 
 
-__all__ = ["AMBIGUOUS", "SHAPES", "Shape", "ShapeError", "UndetectableShape", "detect"]
+__all__ = [
+    "AMBIGUOUS",
+    "SHAPES",
+    "Shape",
+    "ShapeError",
+    "UndetectableShape",
+    "detect",
+    "featured",
+]

@@ -66,19 +66,20 @@ def check_container_file(
 def _container_record(path: str, record: dict[str, Any]) -> list[Finding]:
     from dataclasses import replace
 
-    from verifier.transcripts.containers import CONTAINERS, Parsed, claiming
+    from verifier.transcripts.containers import CONTAINERS, Parsed, claiming, readings
     from verifier.transcripts.containers.interface import ContainerError
     from verifier.transcripts.containers.run import check_transcripts
 
     body = {k: v for k, v in record.items() if k not in ("$schema", "container")}
     parsed = Parsed(b"", path, body)
     name = record.get("container")
+    every = readings(parsed)
     if isinstance(name, str) and name in CONTAINERS:
         reader = CONTAINERS[name]
     else:
         hits = claiming(parsed)
-        if len(hits) != 1:
-            what = "looks like " + " and ".join(r.name for r in hits) if hits else "fits none"
+        if len(hits) != 1 or len(every) > 1:
+            what = "looks like " + " and ".join(every) if every else "fits none"
             code = AMBIGUOUS if hits else MALFORMED
             return [
                 Finding(
@@ -96,6 +97,17 @@ def _container_record(path: str, record: dict[str, Any]) -> list[Finding]:
         return [Finding(exc.code, path, f"Not a {reader.title}: {exc}.", exc.pointer or None)]
     if not transcripts:
         return [Finding(MALFORMED, path, f"The {reader.title} holds no history to check.")]
+    others = [r for r in every if r != reader.name]
+    if others and not any(e.calls or e.results for t in transcripts for e in t.entries):
+        return [
+            Finding(
+                MALFORMED,
+                path,
+                f"Not read as a transcript container: read as {reader.name} it holds no tool "
+                f"call and no result, but it also reads as {' and '.join(others)}.",
+                "/container" if "container" in record else None,
+            )
+        ]
     return [replace(f, path=path) for c in check_transcripts(transcripts, path) for f in c.findings]
 
 

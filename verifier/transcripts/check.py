@@ -216,11 +216,53 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
 def check_bytes(data: bytes, path: str, shape: str | None = None, leaf: bool = False) -> FileReport:
     """Check one transcript held in ``data`` (``path`` names it and tells JSON Lines); a
     harness's container is checked as every transcript it holds (``leaf``: in a tree, only
-    the path to the active leaf)."""
-    from verifier.transcripts.containers.run import check_container, container_of
-
+    the path to the active leaf). A named ``shape`` that reads no call and no result from a
+    file another reader or shape reads some from is a ``transcript.malformed`` finding."""
     if shape is not None and shape not in CONTAINERS:
         shape_named(shape)
+    report = _check_bytes(data, path, shape, leaf)
+    if shape is not None and not report.calls and not report.results and report.ok:
+        report.findings.extend(_unfit(data, path, shape))
+    return report
+
+
+def _holds_traffic(shape: Shape, messages: list[Any]) -> bool:
+    try:
+        return any(e.calls or e.results for e in shape.entries(messages))
+    except ShapeError:
+        return False
+
+
+def _unfit(data: bytes, path: str, shape: str) -> list[Finding]:
+    """The finding for a shape named with ``--shape`` (or a spec) that read no call and no
+    result from a file another reader or shape reads some from: every one is asked."""
+    from verifier.transcripts.containers import claiming, parse_container
+    from verifier.transcripts.document import message_lists
+
+    parsed = parse_container(data, path)
+    others = [r.name for r in claiming(parsed) if r.name != shape]
+    for key, messages in message_lists(parsed.value, parsed.is_lines):
+        where = f" ('{key}')" if key else ""
+        others.extend(
+            f"{s.name}{where}"
+            for s in SHAPES.values()
+            if s.name != shape and s.features(messages) and _holds_traffic(s, messages)
+        )
+    if not others:
+        return []
+    return [
+        Finding(
+            MALFORMED,
+            IN_FILE,
+            f"Not a {shape} transcript: read as {shape} it holds no tool call and no result, "
+            f"but it reads as {' and '.join(others)}; name the shape it is in.",
+        )
+    ]
+
+
+def _check_bytes(data: bytes, path: str, shape: str | None, leaf: bool) -> FileReport:
+    from verifier.transcripts.containers.run import check_container, container_of
+
     found = container_of(data, path, shape)
     if found is not None:
         got = check_container(found, path, leaf)

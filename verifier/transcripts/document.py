@@ -94,6 +94,18 @@ def strict_lines(data: bytes) -> tuple[list[Any], list[int], list[str]]:
     return doc.messages, [n for n, _ in doc.lines], [t for _, t in doc.lines]
 
 
+def message_lists(value: Any, is_lines: bool = False) -> list[tuple[str, list[Any]]]:
+    """Every message list a parsed file could hold, as :func:`parse` looks for one, each with
+    where it is (``""``: the file itself): JSON Lines' values, a JSON array, or each of the
+    object's :data:`CONTAINERS` members that is an array (``parse`` reads the first; a file
+    holding more than one is read as none of them by detection)."""
+    if is_lines or isinstance(value, list):
+        return [("", value)]
+    if isinstance(value, dict):
+        return [(key, value[key]) for key in CONTAINERS if isinstance(value.get(key), list)]
+    return []
+
+
 def parse(data: bytes, name: str = "") -> Document:
     """Parse a transcript file; raises :class:`DocumentError`."""
     if name.lower().endswith(JSONL_SUFFIXES):

@@ -146,6 +146,9 @@ class Problem:
     tool: str
     message: str
     pointer: str = ""
+    #: a problem of a container's line rather than of a message (a tree's duplicate id): the
+    #: line it is on, and ``index`` is not a message's
+    line: int | None = None
 
     def sort_key(self) -> tuple[int, int, str, str]:
         return (self.index, self.slot, self.code, self.call_id)

@@ -3,7 +3,9 @@
 Detection never guesses: each reader claims a file only by what its format alone has (a Pi
 ``session`` header, Claude Code ``uuid``/``parentUuid`` lines with a ``message``, a SWE-agent
 ``history`` beside ``trajectory``, OpenHands events with ``action``/``observation``, ATIF
-``schema_version`` and ``steps``, an Inspect log's ``eval`` and ``samples``). Two claims are
+``schema_version`` and ``steps``, an Inspect log's ``eval`` and ``samples``). Every reader
+and every message shape is asked (:func:`readings`): two answers (two containers, a container
+and a message list a shape's features show, two message lists) are
 ``transcript.ambiguous-shape``; a file no reader claims is read as a bare message list.
 """
 
@@ -26,6 +28,26 @@ CONTAINERS: Registry[Reader] = Registry(
 def claiming(parsed: Parsed) -> list[Reader]:
     """The readers that claim the file (by features only their format has)."""
     return [r for r in CONTAINERS.values() if r.claims(parsed)]
+
+
+def readings(parsed: Parsed) -> list[str]:
+    """Every way the file can be read, each reader and shape asked: the containers that claim
+    it, and for each message list it holds (:func:`~verifier.transcripts.document.message_lists`)
+    the message shapes whose features it shows (a list no shape shows anything of counts once
+    when there are several lists: which one to read is not told). More than one is ambiguous.
+    """
+    from verifier.transcripts import featured
+    from verifier.transcripts.document import message_lists
+
+    out = [r.name for r in claiming(parsed)]
+    lists = message_lists(parsed.value, parsed.is_lines)
+    for key, messages in lists:
+        where = f" ('{key}')" if key else ""
+        shapes = featured(messages)
+        out.extend(f"{shape.name}{where}" for shape in shapes)
+        if not shapes and len(lists) > 1:
+            out.append(f"a message list{where}")
+    return out
 
 
 def parse_container(data: bytes, name: str) -> Parsed:
@@ -58,4 +80,5 @@ __all__ = [
     "Transcript",
     "claiming",
     "parse_container",
+    "readings",
 ]

@@ -26,13 +26,20 @@ result says so). Another interruption-like result text stays a finding.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from verifier.json.write import dumps
 from verifier.transcripts.anthropic import SHAPE as ANTHROPIC
 from verifier.transcripts.containers.interface import ContainerError, Parsed, Reader, Transcript
-from verifier.transcripts.containers.tree import Node, paths, roots, skipped_problem
+from verifier.transcripts.containers.tree import (
+    Node,
+    duplicate_problems,
+    paths,
+    roots,
+    skipped_problem,
+)
 from verifier.transcripts.interface import ShapeError, text_of
 from verifier.transcripts.pairing import (
     Boundary,
@@ -98,13 +105,12 @@ class ClaudeCode(Reader):
             msg = _message(v)
             if msg is not None and v.get("type") == "assistant" and isinstance(msg.get("id"), str):
                 ids[msg["id"]] = ids.get(msg["id"], 0) + 1
-        by_order = {n.order: n for n in nodes}
-        key_of = {n.key: n.order for n in nodes}
+        # the path walked last (held, so it is compared by identity), how many of its nodes
+        # were counted, and the message ids of its assistant lines: the chain only grows
+        # while one path is walked, so each of its lines is counted once
+        on_path: list[Any] = [None, 0, set()]
 
-        # the last chain seen (held, so it is compared by identity) and its message ids
-        on_path: list[tuple[set[str], int, set[str]]] = []
-
-        def absorbable(node: Node, chain: set[str]) -> bool:
+        def absorbable(node: Node, chain: Sequence[Node]) -> bool:
             v = values[node.order]
             msg = _message(v)
             if msg is None:
@@ -114,28 +120,29 @@ class ClaudeCode(Reader):
             mid = msg.get("id")
             if not isinstance(mid, str) or ids.get(mid, 0) < 2:
                 return False
-            last = on_path[-1] if on_path else None
-            if last is None or last[0] is not chain or last[1] != len(chain):
-                found = set()
-                for k in chain:  # the chain grew, or is another path's: count it again
-                    line = values[key_of[k]]
-                    m = _message(line)
-                    if (
-                        m is not None
-                        and line.get("type") == "assistant"
-                        and isinstance(m.get("id"), str)
-                    ):
-                        found.add(m["id"])
-                on_path[:] = [(chain, len(chain), found)]
-            return mid in on_path[-1][2]
+            if on_path[0] is not chain:
+                on_path[:] = [chain, 0, set()]
+            found: set[str] = on_path[2]
+            for n in chain[on_path[1] :]:
+                line = values[n.order]
+                m = _message(line)
+                if (
+                    m is not None
+                    and line.get("type") == "assistant"
+                    and isinstance(m.get("id"), str)
+                ):
+                    found.add(m["id"])
+            on_path[1] = len(chain)
+            return mid in found
 
         root_of = roots(nodes)
-        groups: dict[str, list[Node]] = {}
-        for n in nodes:
-            groups.setdefault(root_of[n.key], []).append(n)
+        groups: dict[int, list[Node]] = {}
+        for n, r in zip(nodes, root_of, strict=True):
+            groups.setdefault(r, []).append(n)
         out: list[Transcript] = []
-        for root, group in sorted(groups.items(), key=lambda g: g[1][0].order):
-            side = values[by_order[group[0].order].order].get("isSidechain") is True
+        for r, group in sorted(groups.items(), key=lambda g: g[1][0].order):
+            root = nodes[r].key
+            side = values[group[0].order].get("isSidechain") is True
             kind = "sidechain" if side else "conversation"
             found = paths(group, absorbable, leaf_only)
             if not any(_message(values[k]) is not None for p in found for k in p.members):
@@ -147,6 +154,10 @@ class ClaudeCode(Reader):
                 meta = {"leaf": leaf, "sidechain": side}
                 out.append(self._transcript(parsed, list(p.members), label, p.active, meta))
                 out[-1].problems.extend(skipped_problem(p))
+        twice = duplicate_problems(nodes, lambda k: parsed.lines[k], "uuid")
+        if twice and out:  # the file's, told once: on the first active path
+            next(t for t in out if t.active).problems.extend(twice)
+        return out
         return out
 
     def _transcript(

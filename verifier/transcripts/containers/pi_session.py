@@ -30,7 +30,12 @@ from verifier.transcripts.containers.interface import (
     Transcript,
     obj,
 )
-from verifier.transcripts.containers.tree import Node, paths, skipped_problem
+from verifier.transcripts.containers.tree import (
+    Node,
+    duplicate_problems,
+    paths,
+    skipped_problem,
+)
 from verifier.transcripts.pairing import Call, Entry, Pairing
 from verifier.transcripts.pi import SHAPE as PI
 from verifier.transcripts.rewrite import repaired_messages
@@ -104,8 +109,9 @@ class PiSession(Reader):
                 for k in rows
             ]
             chosen = paths(nodes, leaf_only=leaf_only)
+            twice = duplicate_problems(nodes, lambda k: parsed.lines[k], "entry id")
         else:
-            chosen = []
+            chosen, twice = [], []
         out: list[Transcript] = []
         if not tree:
             out.append(self._transcript(parsed, rows, "the session", True, {}))
@@ -123,6 +129,8 @@ class PiSession(Reader):
                 )
             )
             out[-1].problems.extend(skipped_problem(p))
+            if p.active:
+                out[-1].problems.extend(twice)
         return out
 
     def _transcript(

@@ -47,15 +47,19 @@ class Checked:
         return out
 
 
+def _place(p: Problem, t: Transcript) -> tuple[int | None, str | None]:
+    return (p.line, None) if p.line is not None else t.locate(p.index, p.pointer)
+
+
 def _key(p: Problem, t: Transcript) -> tuple[Any, ...]:
-    line, pointer = t.locate(p.index, p.pointer)
+    line, pointer = _place(p, t)
     return (p.code, line, pointer, p.call_id)
 
 
 def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Finding]:
     out = []
     for p in problems:
-        line, pointer = t.locate(p.index, p.pointer)
+        line, pointer = _place(p, t)
         code = ABANDONED if (p.code == DANGLING and not t.active) else p.code
         out.append(
             Finding(
@@ -64,7 +68,7 @@ def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Findi
                 f"{t.name}: {p.message}.",
                 pointer,
                 line,
-                index=p.index,
+                index=p.index if p.line is None else None,
                 call_id=p.call_id or None,
                 tool=p.tool or None,
                 transcript=t.name,
@@ -123,7 +127,7 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
     """The container reader for the file: the one named (``shape``), else the one whose
     features it shows; ``None`` when the file is to be read as a bare message list."""
     from verifier.transcripts import SHAPES
-    from verifier.transcripts.containers import CONTAINERS, claiming, parse_container
+    from verifier.transcripts.containers import CONTAINERS, claiming, parse_container, readings
 
     if shape is not None and shape in SHAPES:
         return None
@@ -131,10 +135,9 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
     if shape is not None:
         return Found(CONTAINERS[shape], parsed, "given")
     hits = claiming(parsed)
-    if len(hits) == 1:
-        return Found(hits[0], parsed, "detected")
-    if len(hits) > 1:
-        names = " and ".join(r.name for r in hits)
+    every = readings(parsed)
+    if len(every) > 1:
+        names = " and ".join(every)
         finding = Finding(
             "transcript.ambiguous-shape",
             "",
@@ -142,6 +145,8 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
             "name one with --shape.",
         )
         return Found(None, parsed, "none", finding)
+    if len(hits) == 1:
+        return Found(hits[0], parsed, "detected")
     return None
 
 

@@ -7,18 +7,26 @@ at all (Claude Code writes a parallel call's result line before the next call li
 links fork although the conversation never did): such a subtree is *absorbed* into the path
 it hangs off, in file order, and its leaves give no path of their own.
 
-Walks are iterative and cycle-safe: an entry whose parent is unknown, or that sits on a cycle,
-starts a root of its own.
+Every entry is a node of its own, told by its position in the file, never by its id: two
+entries that carry the same id are both read (:func:`duplicates` lists them, and the readers
+report them as ``transcript.duplicate-id``), and a link to such an id goes to the nearest
+entry before the linking one that carries it (the first one, when none is before it).
+
+Walks are iterative, cycle-safe and linear in the number of entries (each path walked once,
+at most :data:`MAX_BRANCHES` abandoned ones per tree): an entry whose parent is unknown starts
+a root of its own, and on a cycle of links the entry written first becomes a root.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifier.transcripts.pairing import Problem
 
 TOO_MANY = "transcript.too-many-branches"
+DUPLICATE = "transcript.duplicate-id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,32 +48,53 @@ class TreePath:
     skipped: int = 0  # the active path only: abandoned leaves beyond MAX_BRANCHES, not checked
 
 
-def _parents(nodes: list[Node]) -> dict[str, str | None]:
-    by_key = {n.key: n for n in nodes}
-    parent: dict[str, str | None] = {}
-    for n in nodes:
-        parent[n.key] = n.parent if n.parent in by_key and n.parent != n.key else None
-    # break cycles: a node whose ancestor chain comes back to it becomes a root
-    for n in nodes:
-        seen = {n.key}
-        at = parent[n.key]
-        while at is not None:
-            if at in seen:
-                parent[n.key] = None
-                break
-            seen.add(at)
+#: ``absorbable(node, chain)``: whether ``node`` may belong to a side subtree that is not a
+#: branch of the path whose nodes so far are ``chain`` (a list that only grows while one path
+#: is walked, so a caller may keep what it learnt of it between calls)
+Absorbable = Callable[[Node, Sequence[Node]], bool]
+
+
+def _parents(nodes: Sequence[Node]) -> list[int | None]:
+    """Each node's parent, as a position in ``nodes`` (``None``: a root). Linear time."""
+    where: dict[str, list[int]] = {}
+    for i, n in enumerate(nodes):
+        where.setdefault(n.key, []).append(i)
+    parent: list[int | None] = []
+    for i, n in enumerate(nodes):
+        found = where.get(n.parent) if n.parent is not None else None
+        if not found:
+            parent.append(None)
+            continue
+        before = bisect_left(found, i)  # the nearest earlier node with that key, else the first
+        near = found[before - 1] if before else found[0]
+        parent.append(near if near != i else None)
+    # break cycles: follow each chain once (0 not seen, 1 on the chain being walked, 2 done);
+    # a chain that comes back onto itself is a cycle, whose node written first becomes a root
+    state = [0] * len(nodes)
+    for start in range(len(nodes)):
+        chain: list[int] = []
+        at: int | None = start
+        while at is not None and state[at] == 0:
+            state[at] = 1
+            chain.append(at)
             at = parent[at]
+        if at is not None and state[at] == 1:
+            cycle = chain[chain.index(at) :]
+            parent[min(cycle, key=lambda k: nodes[k].order)] = None
+        for k in chain:
+            state[k] = 2
     return parent
 
 
-def roots(nodes: list[Node]) -> dict[str, str]:
-    """Each node's root (trees that share no node are separate conversations)."""
+def roots(nodes: Sequence[Node]) -> list[int]:
+    """Each node's root, as a position in ``nodes`` (trees that share no node are separate
+    conversations)."""
     parent = _parents(nodes)
-    out: dict[str, str] = {}
-    for n in nodes:
+    out = [-1] * len(nodes)
+    for start in range(len(nodes)):
         chain = []
-        at: str | None = n.key
-        while at is not None and at not in out:
+        at: int | None = start
+        while at is not None and out[at] < 0:
             chain.append(at)
             at = parent[at]
         root = out[at] if at is not None else chain[-1]
@@ -74,73 +103,95 @@ def roots(nodes: list[Node]) -> dict[str, str]:
     return out
 
 
+def duplicates(nodes: Sequence[Node]) -> list[tuple[str, list[int]]]:
+    """Each id more than one node carries, with their orders (file order of first use)."""
+    where: dict[str, list[int]] = {}
+    for n in nodes:
+        where.setdefault(n.key, []).append(n.order)
+    return [(key, orders) for key, orders in where.items() if len(orders) > 1]
+
+
 def paths(
-    nodes: list[Node],
-    absorbable: Callable[[Node, set[str]], bool] | None = None,
+    nodes: Sequence[Node],
+    absorbable: Absorbable | None = None,
     leaf_only: bool = False,
 ) -> list[TreePath]:
     """One path per leaf (file order of the leaves, the active one last or alone with
-    ``leaf_only``). ``absorbable(node, chain)`` says a node may belong to a side subtree that
-    is not a branch of the path whose nodes are ``chain``: a side subtree of only such nodes
-    is absorbed into the path."""
+    ``leaf_only``). A side subtree of only nodes ``absorbable`` says may join the path is
+    absorbed into it."""
     if not nodes:
         return []
-    by_key = {n.key: n for n in nodes}
     parent = _parents(nodes)
-    children: dict[str, list[str]] = {}
-    for n in nodes:
-        p = parent[n.key]
+    children: list[list[int]] = [[] for _ in nodes]
+    for k, p in enumerate(parent):
         if p is not None:
-            children.setdefault(p, []).append(n.key)
-    leaves = [n for n in nodes if n.key not in children]
+            children[p].append(k)
+    leaves = [k for k in range(len(nodes)) if not children[k]]
 
-    def subtree(key: str) -> list[str]:
-        out, todo = [], [key]
+    def subtree(top: int) -> list[int]:
+        out, todo = [], [top]
         while todo:
             k = todo.pop()
             out.append(k)
-            todo.extend(children.get(k, ()))
+            todo.extend(children[k])
         return out
 
-    def members(leaf: str) -> set[str]:
-        chain: list[str] = []
-        at: str | None = leaf
+    def members(leaf: int) -> set[int]:
+        chain: list[int] = []
+        at: int | None = leaf
         while at is not None:
             chain.append(at)
             at = parent[at]
         got = set(chain)
         if absorbable is not None:
+            seen = [nodes[k] for k in chain]  # grows with got, in the order nodes join
             for k in chain:
-                for child in children.get(k, ()):
+                for child in children[k]:
                     if child in got:
                         continue
                     side = subtree(child)
-                    if all(absorbable(by_key[s], got) for s in side):
+                    if all(absorbable(nodes[s], seen) for s in side):
                         got.update(side)
+                        seen.extend(nodes[s] for s in side)
         return got
 
-    active_leaf = max(leaves, key=lambda n: n.order)
-    active = members(active_leaf.key)
+    def order(k: int) -> int:
+        return nodes[k].order
+
+    active_leaf = max(leaves, key=order)
+    active = members(active_leaf)
     out: list[TreePath] = []
-    covered: set[str] = set(active)
+    covered: set[int] = set(active)
     skipped = 0
-    for leaf in sorted(leaves, key=lambda n: n.order):
-        if leaf.key == active_leaf.key or leaf_only or leaf.key in covered:
+    for leaf in sorted(leaves, key=order):
+        if leaf == active_leaf or leaf_only or leaf in covered:
             continue
         if len(out) >= MAX_BRANCHES:  # bounded work on a hostile tree: counted, never hidden
             skipped += 1
             continue
-        got = members(leaf.key)
+        got = members(leaf)
         covered |= got
-        orders = tuple(sorted(by_key[k].order for k in got))
-        fork = min((by_key[k].order for k in got - active), default=None)
-        out.append(TreePath(leaf.key, orders, False, fork))
-    orders = tuple(sorted(by_key[k].order for k in active))
-    out.append(TreePath(active_leaf.key, orders, True, None, skipped))
+        orders = tuple(sorted(nodes[k].order for k in got))
+        fork = min((nodes[k].order for k in got - active), default=None)
+        out.append(TreePath(nodes[leaf].key, orders, False, fork))
+    orders = tuple(sorted(nodes[k].order for k in active))
+    out.append(TreePath(nodes[active_leaf].key, orders, True, None, skipped))
     return out
 
 
-__all__ = ["MAX_BRANCHES", "TOO_MANY", "Node", "TreePath", "paths", "roots", "skipped_problem"]
+__all__ = [
+    "DUPLICATE",
+    "MAX_BRANCHES",
+    "TOO_MANY",
+    "Absorbable",
+    "Node",
+    "TreePath",
+    "duplicate_problems",
+    "duplicates",
+    "paths",
+    "roots",
+    "skipped_problem",
+]
 
 
 def skipped_problem(path: TreePath) -> list[Problem]:
@@ -158,3 +209,30 @@ def skipped_problem(path: TreePath) -> list[Problem]:
             "checked; they were not checked",
         )
     ]
+
+
+def duplicate_problems(
+    nodes: Sequence[Node], line_of: Callable[[int], int], what: str
+) -> list[Problem]:
+    """One problem per id carried by more than one node (``what``: the id's name, such as
+    ``id`` or ``uuid``; ``line_of``: an order's line), placed on the line of its second use.
+    No entry was dropped: each was read as an entry of its own."""
+    out = []
+    for key, orders in duplicates(nodes):
+        shown = [str(line_of(k)) for k in orders[:10]]
+        more = f" and {len(orders) - 10} more" if len(orders) > 10 else ""
+        lines = ", ".join(shown) + more if more else ", ".join(shown[:-1]) + " and " + shown[-1]
+        out.append(
+            Problem(
+                DUPLICATE,
+                0,
+                0,
+                "",
+                "",
+                f"the {what} {key[:80]!r} is carried by the entries on lines {lines}; each "
+                "was read as an entry of its own, and a link to that id goes to the nearest one "
+                "before the linking entry",
+                line=line_of(orders[1]),
+            )
+        )
+    return out
