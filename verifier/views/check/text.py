@@ -140,10 +140,10 @@ def render(report: Report) -> str:
         if stage.note:
             lines.append(f"  {'':<12} {'':<16} {visible(stage.note)}")
     lines.append(report.summary_line)
-    lines.append(f"Verdict: {verdict_text(report)}.")
     unchecked = unchecked_line(report)
     if unchecked:
         lines.append(unchecked)
+    lines.append(f"Verdict: {verdict_text(report)}.")
     if report.configuration is not None:
         settings = ", ".join(report.configuration["settings"]) or "nothing"
         lines.append(f"Configuration {visible(report.configuration['file'])} set: {settings}.")
