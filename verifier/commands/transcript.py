@@ -148,9 +148,10 @@ def repair(
 ) -> int:
     """Close every dangling tool call with an explicit 'not run: the turn was interrupted'.
 
-    Orphaned results are left out; nothing else changes. Exit 0 when the output has no error
-    left, 1 when errors repair does not fix remain (an id reused while its call was open), 2
-    when it cannot run. Notes (an id reused after its call was answered) do not block it.
+    Repair only adds: every entry given comes out unchanged, results that answer no call
+    included. Exit 0 when the output has no error left, 1 when errors repair does not fix
+    remain (a result that answers no call, an id reused while its call was open), 2 when it
+    cannot run. Notes (an id reused after its call was answered) do not block it.
 
     Example: verify-evidence transcript repair chat.json -o chat.repaired.json
     """
