@@ -98,7 +98,10 @@ def _cannot(message: str) -> int:
 
 @app.command("check")
 def check(
-    files: Annotated[list[Path], typer.Argument(help="Transcript files (JSON or JSON Lines).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Transcript files (JSON or JSON Lines); '-' reads standard input."),
+    ],
     shape: ShapeOpt = None,
     fmt: Annotated[
         Format,
@@ -135,7 +138,10 @@ def check(
 
 @app.command("repair")
 def repair(
-    file: Annotated[Path, typer.Argument(help="The transcript to repair (JSON or JSON Lines).")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="The transcript to repair (JSON or JSON Lines); '-': standard input."),
+    ],
     output: Annotated[
         Path,
         typer.Option(
@@ -159,7 +165,7 @@ def repair(
     from verifier.transcripts.repair import repair_bytes
 
     source, target = os.fspath(file), os.fspath(output)
-    if target != "-" and _same_file(source, target):
+    if target != "-" and source != "-" and _same_file(source, target):
         return _cannot(f"refusing to write over the input {source}; give another --output")
     try:
         result = repair_bytes(read_bytes(source), source, shape, leaf)
