@@ -115,7 +115,7 @@ def test_repair_writes_the_explicit_results_and_says_what_changed(tmp_path: Path
     proc = cli("repair", CHAT_SEED, "-o", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
-    assert "3 synthetic result(s) added, 0 orphaned result(s) left out" in proc.stderr
+    assert "3 synthetic result(s) added\n" in proc.stderr
     assert "added: result for call call_read (read_file) from message 1" in proc.stderr
     messages = json.loads(out.read_text("utf-8"))["messages"]
     assert [m["role"] for m in messages[:5]] == ["user", "assistant", "tool", "tool", "tool"]
@@ -127,11 +127,17 @@ def test_repair_writes_the_explicit_results_and_says_what_changed(tmp_path: Path
     assert again.read_bytes() == out.read_bytes()
 
 
-def test_repair_lists_the_results_it_leaves_out(tmp_path: Path) -> None:
-    proc = cli("repair", ORPHANS, "--output", tmp_path / "o.json")
-    assert proc.returncode == 0
-    for code in ("duplicate-result", "misplaced-result", "orphan-result"):
-        assert f"(transcript.{code})" in proc.stderr
+def test_repair_keeps_the_results_that_answer_nothing_and_lists_them(tmp_path: Path) -> None:
+    out = tmp_path / "o.json"
+    proc = cli("repair", ORPHANS, "--output", out)
+    assert proc.returncode == 1  # errors repair does not fix remain: it only adds
+    for code in ("duplicate-result", "orphan-result"):
+        assert f"not repaired: transcript.{code} (error)" in proc.stderr
+    before = json.loads(ORPHANS.read_text("utf-8"))
+    after = json.loads(out.read_text("utf-8"))
+    before, after = before.get("messages", before), after.get("messages", after)
+    rest = iter(after)
+    assert all(any(m == n for n in rest) for m in before)
 
 
 def test_repair_to_standard_output_and_json_lines() -> None:

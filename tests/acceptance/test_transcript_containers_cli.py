@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
@@ -68,3 +70,69 @@ def test_a_container_name_is_a_shape_and_the_help_lists_them() -> None:
     helptext = cli("check", "--help").stdout
     for name in CONTAINERS:
         assert name in helptext
+
+
+RESULTS = {
+    "openhands-output": CASES / "openhands-output" / "output.jsonl",
+    "tau-bench": CASES / "tau-bench" / "results.json",
+}
+
+
+def _stdin(*args: str, data: bytes) -> subprocess.CompletedProcess[bytes]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "verifier", "transcript", *args],
+        input=data,
+        capture_output=True,
+        check=False,
+    )
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_result_files_of_many_runs_are_read_one_transcript_per_run() -> None:
+    # issue #34 class 11: an OpenHands output.jsonl (one EvalOutput per line) was
+    # "malformed", a tau-bench result list could not be checked without splitting it
+    report = json.loads(cli("check", *RESULTS.values(), "--format", "json").stdout)
+    got = {
+        f["shape"]: (
+            [t["name"] for t in f["transcripts"]],
+            [x["transcript"] for x in f["findings"]],
+        )
+        for f in report["files"]
+    }
+    assert got == {
+        "openhands-output": (
+            [
+                "output.jsonl#0 (astropy__astropy-12907)",
+                "output.jsonl#1 (django__django-11099)",
+                "output.jsonl#2 (sympy__sympy-20590)",
+            ],
+            ["output.jsonl#1 (django__django-11099)"],
+        ),
+        "tau-bench": (
+            ["results.json#0 (task 0, trial 0)", "results.json#1 (task 1, trial 0)"],
+            ["results.json#1 (task 1, trial 0)"],
+        ),
+    }
+
+
+def test_standard_input_is_read_once_by_check_and_repair() -> None:
+    data = RESULTS["tau-bench"].read_bytes()
+    proc = _stdin("check", "-", "--format", "json", data=data)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["files"][0]["path"] == "-" and report["files"][0]["shape"] == "tau-bench"
+    repaired = _stdin("repair", "-", "-o", "-", data=data)
+    assert repaired.returncode == 0, repaired.stderr
+    golden = CASES / "tau-bench" / "results.repaired.json"
+    assert repaired.stdout == golden.read_bytes()
+    twice = _stdin("check", "-", "-", data=data)
+    assert twice.returncode == 2 and twice.stdout == b""
+    assert b"given more than once" in twice.stderr
+
+
+def test_the_advice_for_a_file_nothing_reads_names_what_reads_files() -> None:
+    proc = _stdin("check", "-", data=b'[{"run": 1, "steps_taken": []}]')
+    assert proc.returncode == 1
+    for name in ("tau-bench", "openhands-output", "openai-chat"):
+        assert name.encode() in proc.stdout

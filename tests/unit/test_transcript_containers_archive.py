@@ -121,3 +121,18 @@ def test_a_transcripts_entry_that_matches_nothing_is_a_finding(tmp_path: Path) -
     report = check(root)
     assert validity(report) == [("transcript.unmatched-pattern", SPEC)]
     assert not report.ok
+
+
+def test_declared_result_files_of_many_runs_are_checked_per_run(tmp_path: Path) -> None:
+    # issue #34 class 11: where the spec points at an OpenHands output.jsonl or a tau-bench
+    # result list, each run is a transcript (it was transcript.malformed / unreadable)
+    root = copy_bundled(tmp_path / "a")
+    runs = {
+        "evidence/runs/output.jsonl": CASES / "openhands-output" / "output.jsonl",
+        "evidence/runs/results.json": CASES / "tau-bench" / "results.json",
+    }
+    add_runs(root, runs, [{"files": "evidence/runs/*"}])
+    assert validity(check(root)) == [
+        ("transcript.dangling-call", "evidence/runs/output.jsonl"),
+        ("transcript.dangling-call", "evidence/runs/results.json"),
+    ]

@@ -84,7 +84,7 @@ def test_a_dangling_call_gets_inspects_own_cancelled_tool_message() -> None:
     assert check_bytes(result.output, "run.eval").findings == []
 
 
-def test_orphans_duplicates_and_misplaced_results_are_left_out() -> None:
+def test_orphans_duplicates_and_misplaced_results_are_kept_and_remain_findings() -> None:
     messages = [
         {"role": "user", "content": "go"},
         _tool("ghost"),  # orphan: before any call
@@ -103,10 +103,16 @@ def test_orphans_duplicates_and_misplaced_results_are_left_out() -> None:
         "transcript.orphan-result",
     ]
     result = repair_bytes(data, "run.eval")
-    assert sorted(d.code for d in result.dropped) == [c for c in codes if "result" in c]
-    assert [a.call.id for a in result.added] == ["c2"] and result.remaining == []
+    assert [a.call.id for a in result.added] == ["c2"]
+    # repair only adds: the late result now duplicates the synthetic one, and stays
+    assert sorted(f.code for f in result.remaining) == [
+        "transcript.duplicate-result",
+        "transcript.duplicate-result",
+        "transcript.orphan-result",
+    ]
     kept = _messages(result.output, "samples/1_epoch_1.json")
-    assert [m.get("content") for m in kept] == ["go", "", "ok", INTERRUPTED_MARKER, "next"]
+    assert kept == [*messages[:5], kept[5], *messages[5:]]
+    assert kept[5]["content"] == INTERRUPTED_MARKER and kept[5]["tool_call_id"] == "c2"
 
 
 def test_what_repair_does_not_fix_remains() -> None:

@@ -1,10 +1,14 @@
 """Property tests over generated histories, in every shape (and both pairings where a shape
 has two: OpenAI tool_calls and legacy function_call, Gemini with and without ids).
 
-For any history: ``check(repair(h))`` is clean (but for reused ids, which repair does not
-touch); ``repair(repair(h)) == repair(h)``; repair drops or reorders nothing but the results
-that answer no open call, which it lists; and its output passes the shape's own ordering
-rules, written here independently of the checker from what each provider enforces."""
+For any history: ``check(repair(h))`` has no dangling call and nothing repair does not list
+as left for the user (reused ids, results that answer nothing: repair does not change or
+delete entries), and is clean when ``h`` had only dangling calls; ``repair(repair(h)) ==
+repair(h)``; repair only adds: every message and part it was given comes out, the same, in
+its order; and its output passes the shape's own ordering rules, written here independently
+of the checker from what each provider enforces, whenever no result answering nothing was in
+``h``. The Responses variant ``openai-responses-items`` mixes every call item the shape pairs
+(custom tool, computer, local shell, MCP calls left ``in_progress`` or finished later)."""
 
 from __future__ import annotations
 
@@ -91,6 +95,48 @@ def render_responses(history: list[Turn]) -> list[Any]:
             out += [
                 {"type": "function_call_output", "call_id": i, "output": "r"} for i, _ in turn[1]
             ]
+            out += [{"type": "message", "role": "user", "content": "u"}] if turn[2] else []
+    return out
+
+
+ITEM_KINDS = ("function_call", "custom_tool_call", "computer_call", "local_shell_call", "mcp_call")
+
+
+def render_responses_items(history: list[Turn]) -> list[Any]:
+    """Responses items of every kind the shape pairs, the kind drawn from the call's id and
+    place: an MCP call carries its result inline (or is left ``in_progress``, its result a
+    later ``mcp_call`` record), the others are answered by their own output item."""
+    out: list[Any] = []
+    made: dict[str, str] = {}  # call id -> the kind of its latest call
+    for turn in history:
+        if turn[0] == "user":
+            out.append({"type": "message", "role": "user", "content": "u"})
+        elif turn[0] == "model":
+            out.append({"type": "reasoning", "id": "rs", "summary": []})
+            for i, n in turn[1]:
+                kind = ITEM_KINDS[(ord(i) + len(out)) % len(ITEM_KINDS)]
+                made[i] = kind
+                if kind == "mcp_call":
+                    item: dict[str, Any] = {"type": kind, "id": i, "name": n, "arguments": "{}"}
+                    item |= {"status": "completed", "output": "r"} if turn[2] else {}
+                    item |= {} if turn[2] else {"status": "in_progress"}
+                else:
+                    item = {"type": kind, "id": "it_" + i, "call_id": i, "status": "completed"}
+                    item |= {"name": n, "arguments": "{}"} if kind == "function_call" else {}
+                    item |= {"name": n, "input": "x"} if kind == "custom_tool_call" else {}
+                    item |= {"action": {"type": "click"}} if kind == "computer_call" else {}
+                    item |= {"action": {"type": "exec"}} if kind == "local_shell_call" else {}
+                out.append(item)
+        else:
+            for i, _ in turn[1]:
+                kind = made.get(i, "function_call")
+                if kind == "mcp_call":
+                    out.append({"type": kind, "id": i, "status": "completed", "output": "r"})
+                elif kind == "local_shell_call":
+                    out.append({"type": "local_shell_call_output", "id": i, "output": "r"})
+                else:
+                    out.append({"type": kind + "_output", "call_id": "x" + i if turn[2] else i})
+                    out[-1]["output"] = "r"
             out += [{"type": "message", "role": "user", "content": "u"}] if turn[2] else []
     return out
 
@@ -347,6 +393,7 @@ RULES: dict[str, tuple[str, Renderer, Callable[[list[Any]], bool]]] = {
     "openai-chat": ("openai-chat", render_chat, chat_ok),
     "openai-chat-legacy": ("openai-chat", render_legacy, chat_ok),
     "openai-responses": ("openai-responses", render_responses, responses_ok),
+    "openai-responses-items": ("openai-responses", render_responses_items, lambda _: True),
     "anthropic": ("anthropic", render_anthropic, anthropic_ok),
     "gemini": ("gemini", render_gemini, gemini_ok),
     "gemini-no-ids": ("gemini", lambda h: render_gemini(h, ids=False), gemini_ok),
@@ -364,6 +411,18 @@ def codes_of(data: bytes, shape: str) -> Counter[str]:
     return Counter(p.code for p in load(data, "h.json", shape).pairing.problems)
 
 
+def subsequence(small: list[Any], big: list[Any]) -> bool:
+    rest = iter(big)
+    return all(any(x == y for y in rest) for x in small)
+
+
+UNMATCHED = (
+    "transcript.orphan-result",
+    "transcript.duplicate-result",
+    "transcript.misplaced-result",
+)
+
+
 @pytest.mark.parametrize("variant", sorted(RULES))
 @EXAMPLES
 @given(history=histories)
@@ -371,24 +430,32 @@ def test_repair_output_is_clean_idempotent_and_accepted(variant: str, history: l
     shape, render, rules_ok = RULES[variant]
     data = json.dumps(render(history)).encode()
     once = repair_bytes(data, "h.json", shape)
-    # check(repair(h)) is clean, but for what repair leaves alone: reused ids, and results
-    # that answer their call by id while naming another tool (Gemini results carry both). A
-    # reuse of an id whose earlier call dangled is an error before and, once repair answers
-    # that call, a note after: the reuses stay, and none becomes an error.
+    # check(repair(h)) has no dangling call, and holds only what repair leaves alone because
+    # it would mean changing or deleting an entry: reused ids, results that answer their call
+    # by id while naming another tool (Gemini results carry both), results that answer no
+    # open call (kept: each stays unmatched, a misplaced one may become a duplicate of the
+    # synthetic result). A reuse of an id whose earlier call dangled is an error before and,
+    # once repair answers that call, a note after: the reuses stay, and none becomes an error.
     after = codes_of(once.output, shape)
     reuses = ("transcript.reused-id", "transcript.reused-answered-id")
-    kept = {*reuses, "transcript.name-mismatch"}
+    kept = {*reuses, "transcript.name-mismatch", *UNMATCHED}
     assert set(after) <= kept
     before = codes_of(data, shape)
     assert after["transcript.name-mismatch"] == before["transcript.name-mismatch"]
     assert sum(after[c] for c in reuses) == sum(before[c] for c in reuses)
     assert after["transcript.reused-id"] <= before["transcript.reused-id"]
+    assert sum(after[c] for c in UNMATCHED) == sum(before[c] for c in UNMATCHED)
     assert Counter(f.code for f in once.remaining) == after
+    # repair only adds: the input's messages (parts) are in the output, value-equal, in order
+    assert subsequence(leaves(shape, render(history)), leaves(shape, json.loads(once.output)))
+    if set(before) <= {"transcript.dangling-call"}:
+        assert not after  # only dangling calls: the output checks clean
     # repair(repair(h)) == repair(h)
     twice = repair_bytes(once.output, "h.json", shape)
     assert twice.output == once.output and not twice.changed
-    # the provider's own ordering rules accept it
-    assert rules_ok(json.loads(once.output))
+    # the provider's own ordering rules accept it, when nothing in it answers no call
+    if not any(after[c] for c in UNMATCHED):
+        assert rules_ok(json.loads(once.output))
     # a history the checker finds clean is one the provider accepts, and repair leaves it be
     if not codes_of(data, shape):
         assert rules_ok(json.loads(data)) and once.output == data
@@ -409,7 +476,7 @@ def leaves(shape: str, messages: list[Any]) -> list[Any]:
 @pytest.mark.parametrize("variant", sorted(RULES))
 @EXAMPLES
 @given(history=histories)
-def test_repair_keeps_every_entry_in_order_except_orphaned_results(
+def test_repair_only_adds_every_entry_kept_the_same_in_order(
     variant: str, history: list[Turn]
 ) -> None:
     shape, render, _ = RULES[variant]
@@ -417,19 +484,10 @@ def test_repair_keeps_every_entry_in_order_except_orphaned_results(
     messages, pairing = loaded.document.messages, loaded.pairing
     out, added = repaired_messages(loaded.shape, messages, pairing)
     before, after = leaves(shape, messages), leaves(shape, out)
-    # which input leaves were left out: exactly the results that answered no open call
-    dropped_at = {(r.index, r.slot) for r, _ in pairing.unmatched}
-    part_layout = loaded.shape.part_layout
-    keyed = [
-        ((i, k if part_layout else 0), leaf)
-        for i, m in enumerate(messages)
-        for k, leaf in enumerate(leaves(shape, [m]))
-    ]
-    assert [leaf for _, leaf in keyed] == before
-    kept = [leaf for key, leaf in keyed if key not in dropped_at]
+    # every input leaf is in the output, the very same object, in its order
     originals = {id(leaf) for leaf in before}
-    assert [leaf for leaf in after if id(leaf) in originals] == kept
-    assert [id(leaf) for leaf in kept] == [id(leaf) for leaf in after if id(leaf) in originals]
+    assert [id(leaf) for leaf in after if id(leaf) in originals] == [id(leaf) for leaf in before]
+    part_layout = loaded.shape.part_layout
     # everything new is an explicit interruption result, one per dangling call
     new = [leaf for leaf in after if id(leaf) not in originals]
     assert len(new) == len(added) == len(pairing.dangling)

@@ -3,7 +3,10 @@ the bundled archive, and on hand-built entries for what only some shapes can exp
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from verifier.transcripts import pi
 from verifier.transcripts.pairing import (
@@ -182,3 +185,14 @@ def test_a_result_in_the_same_message_as_its_call_answers_nothing() -> None:
         "transcript.dangling-call",
         "transcript.orphan-result",
     ]
+
+
+def test_a_transcript_input_is_read_within_a_bound(tmp_path: Path) -> None:
+    # issue #34 class 11: files and standard input ('-') are read once, at most the limit
+    from verifier.transcripts.check import CannotRun, read_bytes
+
+    big = tmp_path / "big.json"
+    big.write_bytes(b"[" + b" " * 64 + b"]")
+    assert read_bytes(str(big), limit=66) == big.read_bytes()
+    with pytest.raises(CannotRun, match="more than 65 bytes"):
+        read_bytes(str(big), limit=65)

@@ -98,7 +98,10 @@ def _cannot(message: str) -> int:
 
 @app.command("check")
 def check(
-    files: Annotated[list[Path], typer.Argument(help="Transcript files (JSON or JSON Lines).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Transcript files (JSON or JSON Lines); '-' reads standard input."),
+    ],
     shape: ShapeOpt = None,
     fmt: Annotated[
         Format,
@@ -135,7 +138,10 @@ def check(
 
 @app.command("repair")
 def repair(
-    file: Annotated[Path, typer.Argument(help="The transcript to repair (JSON or JSON Lines).")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="The transcript to repair (JSON or JSON Lines); '-': standard input."),
+    ],
     output: Annotated[
         Path,
         typer.Option(
@@ -148,9 +154,10 @@ def repair(
 ) -> int:
     """Close every dangling tool call with an explicit 'not run: the turn was interrupted'.
 
-    Orphaned results are left out; nothing else changes. Exit 0 when the output has no error
-    left, 1 when errors repair does not fix remain (an id reused while its call was open), 2
-    when it cannot run. Notes (an id reused after its call was answered) do not block it.
+    Repair only adds: every entry given comes out unchanged, results that answer no call
+    included. Exit 0 when the output has no error left, 1 when errors repair does not fix
+    remain (a result that answers no call, an id reused while its call was open), 2 when it
+    cannot run. Notes (an id reused after its call was answered) do not block it.
 
     Example: verify-evidence transcript repair chat.json -o chat.repaired.json
     """
@@ -158,7 +165,7 @@ def repair(
     from verifier.transcripts.repair import repair_bytes
 
     source, target = os.fspath(file), os.fspath(output)
-    if target != "-" and _same_file(source, target):
+    if target != "-" and source != "-" and _same_file(source, target):
         return _cannot(f"refusing to write over the input {source}; give another --output")
     try:
         result = repair_bytes(read_bytes(source), source, shape, leaf)

@@ -157,10 +157,38 @@ def shape_named(name: str) -> Shape:
         raise CannotRun(f"unknown shape {name!r} (known: {known})") from None
 
 
-def read_bytes(path: str) -> bytes:
+STDIN = "-"  # the name that reads standard input, once
+
+
+def max_bytes() -> int:
+    """The most a transcript file (or standard input) may hold: the archive's default total
+    (:class:`verifier.sources.safety.Limits`), so nothing is read without a bound."""
+    from verifier.sources.safety import Limits
+
+    return Limits().max_bytes
+
+
+def _bounded(handle: Any, name: str, limit: int) -> bytes:
+    data: bytes = handle.read(limit + 1)
+    if len(data) > limit:
+        raise CannotRun(f"{name} holds more than {limit} bytes (the limit); not read")
+    return data
+
+
+def read_bytes(path: str, limit: int | None = None) -> bytes:
+    """The file's bytes, or with ``-`` standard input's, read once; at most ``limit`` bytes
+    (default :func:`max_bytes`), more is :class:`CannotRun`."""
+    import sys
+
+    limit = max_bytes() if limit is None else limit
+    if path == STDIN:
+        try:
+            return _bounded(sys.stdin.buffer, "standard input", limit)
+        except OSError as exc:
+            raise CannotRun(f"cannot read standard input: {exc.strerror or exc}") from None
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            return _bounded(handle, path, limit)
     except FileNotFoundError:
         raise CannotRun(f"{path} does not exist") from None
     except IsADirectoryError:
@@ -194,7 +222,8 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         try:
             chosen, told = detect(document.messages)
         except UndetectableShape as exc:
-            finding = Finding(exc.code, IN_FILE, f"Not read as a transcript: {exc}.")
+            text = str(exc) if exc.code != MALFORMED else _fits_nothing()
+            finding = Finding(exc.code, IN_FILE, f"Not read as a transcript: {text}.")
             raise Malformed(finding, None, "none") from None
         source = "detected" if told else "assumed"
     try:
@@ -211,6 +240,16 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         )
         raise Malformed(finding, chosen.name, source) from None
     return Loaded(document, chosen, source, entries, pair(entries))
+
+
+def _fits_nothing() -> str:
+    """The advice for a file no shape and no container reads: what ``--shape`` takes, both
+    kinds (a shape reads one message list; a container, a harness's or benchmark's file of
+    one or many runs), so the name it suggests is one that can read the file."""
+    return (
+        f"the messages fit no known shape ({', '.join(SHAPES)}) and the file is none of the "
+        f"containers ({', '.join(CONTAINERS)}); if it is one of these, name it with --shape"
+    )
 
 
 def check_bytes(data: bytes, path: str, shape: str | None = None, leaf: bool = False) -> FileReport:
@@ -295,7 +334,10 @@ def _check_bytes(data: bytes, path: str, shape: str | None, leaf: bool) -> FileR
 
 
 def check_files(paths: list[str], shape: str | None = None, leaf: bool = False) -> TranscriptReport:
-    """Check every file; raises :class:`CannotRun` for the first that cannot be checked."""
+    """Check every file (``-``: standard input, given at most once); raises
+    :class:`CannotRun` for the first that cannot be checked."""
+    if paths.count(STDIN) > 1:
+        raise CannotRun("standard input ('-') given more than once; it is read once")
     report = TranscriptReport()
     for path in paths:
         report.files.append(check_bytes(read_bytes(path), os.fspath(path), shape, leaf))

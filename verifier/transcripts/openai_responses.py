@@ -5,8 +5,13 @@
   ``computer_call_output``; where no ``computer_call`` is in the history such outputs stay
   neutral, as before).
 * An ``mcp_call`` item (by its ``id``) carries its own result in ``output`` or ``error``;
-  one with neither is dangling. Repair cannot add a result for it (that would change the
-  call item), so it stays a finding.
+  one with neither (``in_progress``) is dangling until a later ``mcp_call`` item with the same
+  ``id`` carries its result: the same item as the stream finished it (``output_item.added``,
+  then ``output_item.done``). A later item with the id of an MCP call already made is such a
+  record (its result, if it has one), never a new call or turn.
+  Repair closes a dangling MCP call that way: a new ``mcp_call`` item with the call's ``id``,
+  ``server_label``, ``name`` and ``arguments``, ``status: "incomplete"`` and the marker as
+  its ``error``; the call item itself is not changed.
 * ``function_call_output`` and ``custom_tool_call_output`` answer by ``call_id``;
   ``local_shell_call_output`` by ``call_id`` or, as the API defines it, ``id``.
 * A run of consecutive model-output items (``reasoning``, assistant ``message``, any ``*_call``)
@@ -36,7 +41,7 @@ CALLS = MappingProxyType(
 )
 INLINE = "mcp_call"  # an MCP call carries its own result: ``output`` or ``error``
 OUTPUTS = frozenset(CALLS.values())
-_FEATURES = frozenset(CALLS.keys() | OUTPUTS | {"reasoning", "message"})
+_FEATURES = frozenset(CALLS.keys() | OUTPUTS | {"reasoning", "message", INLINE})
 
 
 def _kind(item: dict[str, Any]) -> str:
@@ -77,6 +82,7 @@ class OpenAIResponses(Shape):
         # computer_call_output is paired only where the history makes computer calls (before,
         # the verifier did not pair the computer tool and kept its outputs neutral)
         computer = any(isinstance(m, dict) and m.get("type") == "computer_call" for m in messages)
+        mcp_made: set[str] = set()  # ids of the MCP calls made so far
         for i in range(len(messages)):
             item = message_at(messages, i)
             kind = _kind(item)
@@ -96,7 +102,10 @@ class OpenAIResponses(Shape):
                 )
                 in_run = False
             elif _model_output(item, kind):
-                if not in_run:
+                was_in_run = in_run
+                if kind == INLINE and item.get("id") in mcp_made:
+                    pass  # a later record of an open MCP call: see below
+                elif not in_run:
                     parts.append(Boundary(i, 0))
                 in_run = True
                 if kind in CALLS:
@@ -107,17 +116,24 @@ class OpenAIResponses(Shape):
                     parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
                 elif kind == INLINE:
                     call_id = string_at(item, "id", i, "an mcp_call item")
-                    name = item.get("name")
-                    parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
                     answer = next(
                         (item[k] for k in ("output", "error") if item.get(k) is not None), None
                     )
-                    if answer is not None:  # its result, after the call, in the same item
-                        out.append(Entry(i, kind, tuple(parts)))
+                    slot = 1
+                    if call_id in mcp_made:  # a later record of that call: no new call, no turn
+                        parts, slot = [], 0
+                        in_run = was_in_run
+                    else:
+                        mcp_made.add(call_id)
+                        name = item.get("name")
+                        parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
+                    if answer is not None:  # its result, after the call
+                        if parts:  # in the same item: the call's entry first
+                            out.append(Entry(i, kind, tuple(parts)))
                         parts = [
                             Result(
                                 i,
-                                1,
+                                slot,
                                 call_id,
                                 None,
                                 _output_text(answer),
@@ -136,8 +152,12 @@ class OpenAIResponses(Shape):
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         made = messages[call.index]
         kind = made.get("type") if isinstance(made, dict) else None
-        if kind == INLINE:
-            return None  # its result is a member of the call item itself: not repaired
+        if kind == INLINE:  # its result is a later record of the same item
+            record: dict[str, Any] = {"type": INLINE, "id": call.id}
+            record.update((k, made[k]) for k in ("server_label", "name", "arguments") if k in made)
+            record["status"] = "incomplete"
+            record["error"] = INTERRUPTED_MARKER
+            return record
         output_kind = CALLS.get(kind, "function_call_output") if isinstance(kind, str) else None
         out: dict[str, Any] = {"type": output_kind or "function_call_output"}
         out["id" if output_kind == "local_shell_call_output" else "call_id"] = call.id

@@ -7,17 +7,17 @@ makes:
   the end of its answer window: after the window's real results and before whatever closed
   the window (new user text, the next assistant turn), or at the end of the history. It
   claims nothing about the outside world: only that no result was recorded;
-* results that answer no open call (orphans, duplicates, misplaced results) are left out and
-  listed, since a provider rejects them and they cannot be moved without guessing;
-* nothing else changes: no call is deleted, no other message or part is changed or moved,
-  unknown members are kept, and a message loses only parts that were left out (and is left
-  out only when nothing else was in it);
+* repair only adds: every message, part and result it was given comes out unchanged and in
+  its order (no call is deleted, no result is left out or moved, unknown members are kept);
+  a result that answers no open call (an orphan, a duplicate, a misplaced result) is kept and
+  stays a finding of the output (``not repaired``), since moving or deleting it would mean
+  guessing what it was for;
 * it is deterministic (no clock, no random ids) and idempotent: the output of a repair has
   nothing left to repair, and repairing it again returns its bytes unchanged.
 
-Reused ids, results naming another tool than their call, and interruption records without
-the marker are not repaired (that would mean changing entries); they remain findings of the
-output.
+Reused ids, results naming another tool than their call, interruption records without the
+marker and results that answer nothing are not repaired (that would mean changing or
+deleting entries); they remain findings of the output, and repair exits 1 for them.
 """
 
 from __future__ import annotations
@@ -28,14 +28,7 @@ from typing import Any
 from verifier.findings import Finding, Severity
 from verifier.transcripts.check import CannotRun, Malformed, load, shape_named
 from verifier.transcripts.containers import CONTAINERS
-from verifier.transcripts.pairing import Result
 from verifier.transcripts.rewrite import Added, repaired_messages
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
-    result: Result
-    code: str  # why: transcript.orphan-result | duplicate-result | misplaced-result
 
 
 @dataclass(slots=True)
@@ -45,30 +38,22 @@ class RepairResult:
     shape_source: str
     output: bytes
     added: list[Added] = field(default_factory=list)
-    dropped: list[Dropped] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
     scope: list[str] = field(default_factory=list)  # a container: what was repaired, what not
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.dropped)
+        return bool(self.added)
 
     def summary(self) -> list[str]:
         """What the repair changed, one line each (the CLI prints these on stderr)."""
-        lines = [
-            f"{self.path} ({self.shape}): {len(self.added)} synthetic result(s) added, "
-            f"{len(self.dropped)} orphaned result(s) left out"
-        ]
+        lines = [f"{self.path} ({self.shape}): {len(self.added)} synthetic result(s) added"]
         lines.extend(f"  {line}" for line in self.scope)
         for a in self.added:
             lines.append(
                 f"  added: result for call {a.call.id} ({a.call.name}) from message "
                 f"{a.call.index}, {a.where}"
             )
-        for d in self.dropped:
-            r = d.result
-            label = r.call_id if r.call_id is not None else f"{r.name or '?'} (no call id)"
-            lines.append(f"  left out: result in message {r.index} for {label} ({d.code})")
         for f in self.remaining:
             lines.append(f"  not repaired: {f.code} ({f.severity.value}): {f.message}")
         return lines
@@ -96,10 +81,9 @@ def repair_bytes(
     except Malformed as exc:
         raise CannotRun(f"{path}: {exc}") from None
     pairing = loaded.pairing
-    dropped = [Dropped(r, code) for r, code in pairing.unmatched]
     added: list[Added] = []
     output = data
-    if pairing.dangling or dropped:
+    if pairing.dangling:
         messages, added = repaired_messages(loaded.shape, loaded.document.messages, pairing)
         output = loaded.document.dump(messages)
     again = load(output, path, loaded.shape.name)
@@ -109,7 +93,6 @@ def repair_bytes(
         loaded.shape_source,
         output,
         added,
-        dropped,
         again.findings(),
     )
 
@@ -134,7 +117,6 @@ def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairR
         raise CannotRun(f"{path}: {bad.message}")
     plan = []
     added: list[Added] = []
-    dropped: list[Dropped] = []
     scope: list[str] = []
     for c in got.checked:
         t, pairing = c.transcript, c.pairing
@@ -144,7 +126,7 @@ def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairR
             )
             continue
         scope.append(f"repaired: {t.name}")
-        if pairing.dangling or pairing.unmatched:
+        if pairing.dangling:
             plan.append((t, pairing))
             _, made = repaired_messages(t.shape, t.messages, pairing)
             closed = {call: at for call, at in pairing.dangling}
@@ -160,7 +142,6 @@ def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairR
                         else "new line at the end of the path"
                     )
                 added.append(Added(a.call, f"{t.name}: {where}"))
-            dropped.extend(Dropped(r, code) for r, code in pairing.unmatched)
     output = data
     if plan:
         try:
@@ -176,7 +157,7 @@ def _repair_container(found: Any, data: bytes, path: str, leaf: bool) -> RepairR
             ) from None
     again = check_container(container_of(output, path, reader.name) or found, path, leaf)
     remaining = [replace(f, path="") for f in again.findings]
-    return RepairResult(path, reader.name, found.source, output, added, dropped, remaining, scope)
+    return RepairResult(path, reader.name, found.source, output, added, remaining, scope)
 
 
-__all__ = ["Added", "CannotRun", "Dropped", "RepairResult", "repair_bytes", "repaired_messages"]
+__all__ = ["Added", "CannotRun", "RepairResult", "repair_bytes", "repaired_messages"]

@@ -1,5 +1,6 @@
-"""The repair plan as a rewrite of a message list: where each synthetic result goes, which
-results are left out (shared by ``transcript repair`` and the container writers).
+"""The repair plan as a rewrite of a message list: where each synthetic result goes (shared by
+``transcript repair`` and the container writers). Repair only adds: every message it was
+given comes out as the very same object, in order.
 
 See :mod:`verifier.transcripts.repair` for the rules.
 """
@@ -25,20 +26,20 @@ class Added:
 class _Plan:
     before: dict[int, list[Any]] = field(default_factory=dict)  # new messages before index
     into: dict[int, dict[int, list[Any]]] = field(default_factory=dict)  # parts before slot
-    drop: set[tuple[int, int]] = field(default_factory=set)
     added: list[Added] = field(default_factory=list)
 
 
 def _plan(shape: Shape, messages: list[Any], pairing: Pairing) -> _Plan:
     plan = _Plan()
-    plan.drop = {(r.index, r.slot) for r, _ in pairing.unmatched}
     n = len(messages)
     new_parts: dict[int, list[Any]] = {}  # part shapes: parts of a new message before index
     for call, at in sorted(pairing.dangling, key=lambda d: (d[0].index, d[0].slot)):
         made = shape.synthetic(call, messages)
         if made is None:
             continue  # the shape has no result of its own for this call (an MCP call)
-        e, s = at.index, at.slot
+        # the end of the history is at or past the last message (a shape may read one message
+        # as two entries, as an mcp_call with its own result, and the walk counts entries)
+        e, s = min(at.index, n), at.slot
         where_end = "at the end of the history" if e >= n else f"before message {e}"
         if not shape.part_layout:
             plan.before.setdefault(e, []).append(made)
@@ -72,21 +73,16 @@ def repaired_messages(
     out: list[Any] = []
     for i, msg in enumerate(messages):
         out.extend(plan.before.get(i, []))
-        touched = i in plan.into or any(d[0] == i for d in plan.drop)
-        if not touched:
+        if i not in plan.into:
             out.append(msg)
-        elif not shape.part_layout:
-            continue  # a result message that answers nothing
-        else:
-            inserts = plan.into.get(i, {})
+        else:  # part shapes: new parts among the message's own, each of those kept as it is
+            inserts = plan.into[i]
             parts: list[Any] = []
             for k, part in enumerate(msg[shape.parts_key]):
                 parts.extend(inserts.get(k, []))
-                if (i, k) not in plan.drop:
-                    parts.append(part)
+                parts.append(part)
             parts.extend(inserts.get(END, []))
-            if parts:
-                out.append({**msg, shape.parts_key: parts})
+            out.append({**msg, shape.parts_key: parts})
     out.extend(plan.before.get(len(messages), []))
     return out, plan.added
 

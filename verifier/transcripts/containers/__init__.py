@@ -3,9 +3,11 @@
 Detection never guesses: each reader claims a file only by what its format alone has (a Pi
 ``session`` header, Claude Code ``uuid``/``parentUuid`` lines with a ``message``, a SWE-agent
 ``history`` beside ``trajectory``, OpenHands events with ``action``/``observation``, ATIF
-``schema_version`` and ``steps``, an Inspect log's ``eval`` and ``samples``). Every reader
-and every message shape is asked (:func:`readings`): two answers (two containers, a container
-and a message list a shape's features show, two message lists) are
+``schema_version`` and ``steps``, an Inspect log's ``eval`` and ``samples``, an OpenHands
+``output.jsonl``'s lines with ``instance_id`` and ``history``, a tau-bench result list's runs
+with ``task_id`` and ``traj``). Every reader and every message shape is asked
+(:func:`readings`): two answers (two containers, a container and a message list a shape's
+features show, two message lists) are
 ``transcript.ambiguous-shape``; a file no reader claims is read as a bare message list.
 """
 
@@ -22,6 +24,8 @@ CONTAINERS: Registry[Reader] = Registry(
     Plugin("openhands", "verifier.transcripts.containers.openhands:READER"),
     Plugin("atif", "verifier.transcripts.containers.atif:READER"),
     Plugin("inspect", "verifier.transcripts.containers.inspect_log:READER"),
+    Plugin("openhands-output", "verifier.transcripts.containers.results:OPENHANDS_OUTPUT"),
+    Plugin("tau-bench", "verifier.transcripts.containers.results:TAU_BENCH"),
 )
 
 

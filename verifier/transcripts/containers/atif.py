@@ -8,7 +8,8 @@ with ``schema_version``, ``agent`` and ``steps[]``.
   not a tool call (the RFC, ``ObservationResultSchema``): it is not a tool result.
 
 Repair appends ``{"source_call_id": id, "content": MARKER}`` to the call's step
-``observation.results`` (creating them if absent); a result that answers nothing is left out.
+``observation.results`` (creating them if absent); every result already there is kept (a
+result that answers nothing stays a finding).
 """
 
 from __future__ import annotations
@@ -110,21 +111,16 @@ class Atif(Reader):
         value = parsed.value
         steps = list(value["steps"])
         for t, pairing in plan:
-            drop = {(r.index, r.slot - 100000) for r, _ in pairing.unmatched}
             add: dict[int, list[Any]] = {}
             for call, _ in pairing.dangling:
                 add.setdefault(call.index, []).append(STEPS.synthetic(call, t.messages))
-            for i in sorted({i for i, _ in drop} | set(add)):
+            for i in sorted(add):
                 step = steps[i]
                 obs = step.get("observation")
                 obs = obs if isinstance(obs, dict) else {}
                 results = obs.get("results")
-                kept = [
-                    r
-                    for k, r in enumerate(results if isinstance(results, list) else [])
-                    if (i, k) not in drop
-                ]
-                steps[i] = {**step, "observation": {**obs, "results": kept + add.get(i, [])}}
+                kept = results if isinstance(results, list) else []
+                steps[i] = {**step, "observation": {**obs, "results": [*kept, *add[i]]}}
         return (dumps({**value, "steps": steps}, indent=2) + "\n").encode("utf-8")
 
 

@@ -219,9 +219,10 @@ class ClaudeCode(Reader):
         return Transcript(label, ANTHROPIC, messages, entries, locate, active, meta, repair=origin)
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
+        """Only adds: each synthetic result is a new line; the line it precedes is linked to
+        it (its ``parentUuid``, the one member repair changes), every other line as written."""
         values = parsed.value
         before: dict[int, list[dict[str, Any]]] = {}  # new lines before row k (len: the end)
-        cut: dict[int, set[int]] = {}  # row -> content positions left out
         used = {v.get("uuid") for v in values if isinstance(v, dict)}
         for t, pairing in plan:
             origin: list[list[tuple[int, str]]] = t.repair
@@ -235,44 +236,15 @@ class ClaudeCode(Reader):
                     k = max(r for rows in origin for r, _ in rows) + 1
                     line["parentUuid"] = FIXED
                 before.setdefault(k, []).append(line)
-            for result, _ in pairing.unmatched:
-                row, pointer = origin[result.index][result.slot]
-                cut.setdefault(row, set()).add(int(pointer.rsplit("/", 1)[1]))
-        gone: dict[str, Any] = {}  # uuid of a line left out -> its parent
-        out_rows: list[tuple[int | None, dict[str, Any] | None]] = []
-        for k in range(len(values) + 1):
-            for line in before.get(k, []):
-                out_rows.append((None, line))
-            if k == len(values):
-                break
-            if k in cut:
-                content = values[k]["message"]["content"]
-                kept = [b for j, b in enumerate(content) if j not in cut[k]]
-                if not kept:
-                    gone[values[k]["uuid"]] = values[k].get("parentUuid")
-                    continue
-                out_rows.append(
-                    (k, {**values[k], "message": {**values[k]["message"], "content": kept}})
-                )
-            else:
-                out_rows.append((k, None))
         # link each new line in front of the line it precedes (or after the path's last line,
-        # FIXED), skip lines left out and link their children to their parent
+        # FIXED)
         texts: list[str] = []
-        pending: list[dict[str, Any]] = []
         previous: Any = None  # the uuid of the last line written
-        for at_row, changed in out_rows:
-            if at_row is None:
-                assert changed is not None
-                pending.append(changed)
-                continue
-            k = at_row
-            line = changed if changed is not None else values[k]
-            parent = line.get("parentUuid")
-            while parent in gone:
-                parent = gone[parent]
+        for k in range(len(values) + 1):
+            pending = before.get(k, [])
+            parent = values[k].get("parentUuid") if k < len(values) else None
             if pending:
-                fixed = pending[0]["parentUuid"] is FIXED
+                fixed = k == len(values) or pending[0]["parentUuid"] is FIXED
                 chain = previous if fixed else parent
                 for new in pending:
                     new["parentUuid"] = chain
@@ -280,17 +252,13 @@ class ClaudeCode(Reader):
                     texts.append(dumps(new, separators=(",", ":")))
                 if not fixed:
                     parent = chain
-                pending = []
-            if changed is None and parent == values[k].get("parentUuid"):
+            if k == len(values):
+                break
+            if parent == values[k].get("parentUuid"):
                 texts.append(parsed.texts[k])
             else:
-                texts.append(dumps({**line, "parentUuid": parent}, separators=(",", ":")))
-            previous = line.get("uuid")
-        chain = previous
-        for new in pending:  # at the end of the file
-            new["parentUuid"] = chain
-            chain = new["uuid"]
-            texts.append(dumps(new, separators=(",", ":")))
+                texts.append(dumps({**values[k], "parentUuid": parent}, separators=(",", ":")))
+            previous = values[k].get("uuid")
         return ("\n".join(texts) + "\n").encode("utf-8")
 
     @staticmethod

@@ -90,7 +90,7 @@ class Reader(abc.ABC):
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         """The file with each transcript of ``plan`` repaired (every dangling call closed by
-        the explicit marker in the shape's own result form, orphaned results left out),
+        the explicit marker in the shape's own result form, every entry kept as it was),
         written back in the container's own form. Readers that cannot write raise
         :class:`ContainerError`."""
         raise ContainerError(f"repair does not write {self.title} files")

@@ -12,8 +12,8 @@ an earlier point the user went back to); version 1 files are linear.
 
 Repair works on the active path (the one holding the entry written last): a synthetic
 ``toolResult`` becomes a new ``message`` entry (id derived from the call id, timestamp copied
-from the call's entry) linked into the path; an orphaned result's entry is left out and its
-children are linked to its parent.
+from the call's entry) linked into the path: the entry it precedes takes it as its
+``parentId`` (the one member repair changes); every other entry is kept as written.
 """
 
 from __future__ import annotations
@@ -170,15 +170,10 @@ class PiSession(Reader):
         rows, tree = self._entries(parsed)
         texts = list(parsed.texts)
         before: dict[int, list[dict[str, Any]]] = {}  # new entries before row k (or at end)
-        dropped: set[int] = set()
         relink: dict[int, str | None] = {}
         used = {v.get("id") for v in values if isinstance(v, dict)}
         for transcript, messages in plan_messages:
             where: list[int] = transcript.repair
-            kept = {id(m) for m in messages}
-            for i, m in enumerate(transcript.messages):
-                if id(m) not in kept:
-                    dropped.add(where[i])
             index = {id(m): where[i] for i, m in enumerate(transcript.messages)}
             pending: list[Any] = []
             for m in [*messages, None]:
@@ -197,32 +192,17 @@ class PiSession(Reader):
                     e.pop("id", None)
                     e.pop("parentId", None)
         else:
-            # chain the new entries into the path; children of a dropped entry go to its parent
-            parent_of = {v.get("id"): v.get("parentId") for v in values if isinstance(v, dict)}
+            # chain the new entries into the path
             for at, new in sorted(before.items()):
-                prev = (
-                    values[at].get("parentId")
-                    if at < len(values)
-                    else self._last(values, rows, dropped)
-                )
+                prev = values[at].get("parentId") if at < len(values) else self._last(values, rows)
                 for e in new:
                     e["parentId"] = prev
                     prev = e["id"]
                 if at < len(values):
                     relink[at] = prev
-            for k in sorted(dropped):
-                gone = values[k].get("id")
-                for j in rows:
-                    if j not in dropped and values[j].get("parentId") == gone and j not in relink:
-                        up = parent_of.get(gone)
-                        while up is not None and any(values[d].get("id") == up for d in dropped):
-                            up = parent_of.get(up)
-                        relink[j] = up
         out: list[str] = [texts[0]]
         for k in rows:
             out.extend(dumps(e, separators=(",", ":")) for e in before.get(k, []))
-            if k in dropped:
-                continue
             if k in relink:
                 out.append(dumps({**values[k], "parentId": relink[k]}, separators=(",", ":")))
             else:
@@ -231,9 +211,8 @@ class PiSession(Reader):
         return ("\n".join(out) + "\n").encode("utf-8")
 
     @staticmethod
-    def _last(values: list[Any], rows: list[int], dropped: set[int]) -> Any:
-        live = [k for k in rows if k not in dropped]
-        return values[live[-1]].get("id") if live else None
+    def _last(values: list[Any], rows: list[int]) -> Any:
+        return values[rows[-1]].get("id") if rows else None
 
     @staticmethod
     def _entry(
