@@ -318,7 +318,8 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         ),
         "signature.absent": (
             Stage.AUTHENTICITY,
-            "a signature is required (--require-signature) but none was found or given",
+            "a signature is expected (--require-signature, or a trust anchor given: "
+            "--allowed-signers, --minisign-key, --keyring) but none was found or given",
         ),
         "signature.tool-missing": (
             Stage.AUTHENTICITY,
