@@ -339,6 +339,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.AUTHENTICITY,
             "a signature's version, key type or hash algorithm is not one this verifier accepts",
         ),
+        "signature.not-exact-bytes": (
+            Stage.AUTHENTICITY,
+            "a signature that does not sign the manifest's exact bytes (an OpenPGP signature "
+            "of a class other than 0x00, binary: text mode normalises line endings)",
+        ),
         "signature.no-trust": (
             Stage.AUTHENTICITY,
             "a signature was found and authenticity options given, but none that can check it, "
@@ -433,6 +438,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "signature.cert-authority": Severity.ERROR,
         "signature.legacy-minisign": Severity.ERROR,
         "signature.unsupported": Severity.ERROR,
+        "signature.not-exact-bytes": Severity.ERROR,
         "signature.no-trust": Severity.ERROR,
         "signature.not-checked": Severity.NOTE,
     }
