@@ -120,3 +120,27 @@ def test_wrap_refuses_a_non_ed25519_key(tmp_path: Path) -> None:
 def test_hostile_envelopes_are_findings(data: bytes) -> None:
     verdict, payload = verify(SignatureFile("e.json", data), Trust(allowed_signers=b""))
     assert payload is None and verdict.findings
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda line: "bob x\u2028" + line,  # U+2028 ends no line for OpenSSH
+        lambda line: "bob x\x0c" + line,  # nor does a form feed
+        lambda line: line.replace("ssh-ed25519", "ecdsa-sha2-nistp256", 1),  # not its type
+    ],
+)
+def test_an_envelope_trusts_allowed_signers_as_ssh_keygen_reads_them(
+    attested: tuple[Path, Path, Path], mangle: object
+) -> None:
+    """The DSSE check reads allowed_signers with the same parser as SSH signatures (#34):
+    a line ssh-keygen would not read never trusts the envelope's key."""
+    assert callable(mangle)
+    out, _, key = attested
+    line = signer_line(key)
+    envelope = SignatureFile(out.name, out.read_bytes())
+    good, _ = verify(envelope, Trust(allowed_signers=line.encode()))
+    assert good.verified
+    bad, payload = verify(envelope, Trust(allowed_signers=str(mangle(line)).encode()))
+    assert not bad.verified and payload is None
+    assert [f.code for f in bad.findings] == ["signature.untrusted-key"]
