@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import calendar
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from verifier.authenticity.sshblob import WireError
 
@@ -38,7 +40,9 @@ CSPACE = b" \t\n\v\f\r"  # isspace() in the C locale, skipped inside base64
 B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 #: the blob's key type -> the other type names sshkey_read accepts for it (as given; the
 #: short names such as ED25519 are refused, as ssh-keygen 9 refuses them)
-LABELS: dict[str, tuple[bytes, ...]] = {"ssh-rsa": (b"rsa-sha2-256", b"rsa-sha2-512")}
+LABELS: Mapping[str, tuple[bytes, ...]] = MappingProxyType(
+    {"ssh-rsa": (b"rsa-sha2-256", b"rsa-sha2-512")}
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 BEGIN = b"-----BEGIN PGP SIGNATURE-----"
 END = b"-----END PGP SIGNATURE-----"
@@ -27,42 +29,46 @@ BINARY = 0x00
 MAX_SIGNATURES = 16
 #: the finding code of a signature that does not sign the manifest's exact bytes
 NOT_EXACT = "signature.not-exact-bytes"
-TAGS = {
-    1: "public-key encrypted session key",
-    3: "symmetric-key encrypted session key",
-    4: "one-pass signature",
-    5: "secret key",
-    6: "public key",
-    7: "secret subkey",
-    8: "compressed data",
-    9: "symmetrically encrypted data",
-    10: "marker",
-    11: "literal data",
-    12: "trust",
-    13: "user id",
-    14: "public subkey",
-    17: "user attribute",
-    18: "encrypted and integrity protected data",
-    20: "AEAD encrypted data",
-    21: "padding",
-}
-CLASSES = {
-    0x00: "binary document",
-    0x01: "canonical text document",
-    0x02: "standalone",
-    0x10: "generic certification",
-    0x11: "persona certification",
-    0x12: "casual certification",
-    0x13: "positive certification",
-    0x18: "subkey binding",
-    0x19: "primary key binding",
-    0x1F: "direct key",
-    0x20: "key revocation",
-    0x28: "subkey revocation",
-    0x30: "certification revocation",
-    0x40: "timestamp",
-    0x50: "third-party confirmation",
-}
+TAGS: Mapping[int, str] = MappingProxyType(
+    {
+        1: "public-key encrypted session key",
+        3: "symmetric-key encrypted session key",
+        4: "one-pass signature",
+        5: "secret key",
+        6: "public key",
+        7: "secret subkey",
+        8: "compressed data",
+        9: "symmetrically encrypted data",
+        10: "marker",
+        11: "literal data",
+        12: "trust",
+        13: "user id",
+        14: "public subkey",
+        17: "user attribute",
+        18: "encrypted and integrity protected data",
+        20: "AEAD encrypted data",
+        21: "padding",
+    }
+)
+CLASSES: Mapping[int, str] = MappingProxyType(
+    {
+        0x00: "binary document",
+        0x01: "canonical text document",
+        0x02: "standalone",
+        0x10: "generic certification",
+        0x11: "persona certification",
+        0x12: "casual certification",
+        0x13: "positive certification",
+        0x18: "subkey binding",
+        0x19: "primary key binding",
+        0x1F: "direct key",
+        0x20: "key revocation",
+        0x28: "subkey revocation",
+        0x30: "certification revocation",
+        0x40: "timestamp",
+        0x50: "third-party confirmation",
+    }
+)
 
 
 class PacketError(ValueError):
