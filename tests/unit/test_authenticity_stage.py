@@ -287,3 +287,16 @@ def test_every_command_fails_a_trust_anchor_without_a_signature(
         )
         assert proc.returncode == 1, (anchor, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "key", ["allowed-signers", "identity", "minisign-key", "keyring", "require-signature"]
+)
+def test_a_config_file_sets_no_trust(tmp_path: Path, key: str) -> None:
+    """Trust comes from the command line only: a config naming an anchor is refused (exit 2),
+    never read as "no anchor" (#34: the config-file path of setting anchors)."""
+    root = small_archive(tmp_path / "a")
+    config = tmp_path / "verify-evidence.toml"
+    config.write_text(f'{key} = "x"\n', encoding="utf-8")
+    proc = _cli(str(root), "--config", str(config))
+    assert proc.returncode == 2 and f"unknown key '{key}'" in proc.stderr
