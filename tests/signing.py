@@ -148,11 +148,19 @@ class GnuPG:
         path.write_bytes(self.run("--export", *(["--armor"] if armor else []), uid))
         return path
 
-    def sign(self, uid: str, file: Path, suffix: str = ".asc", faked: str | None = None) -> Path:
+    def sign(
+        self,
+        uid: str,
+        file: Path,
+        suffix: str = ".asc",
+        faked: str | None = None,
+        textmode: bool = False,
+    ) -> Path:
         out = file.with_name(file.name + suffix)
         out.unlink(missing_ok=True)
         armor = ["--armor"] if suffix == ".asc" else []
-        self.run("-u", uid, *armor, "--detach-sign", "-o", str(out), str(file), faked=faked)
+        mode = ["--textmode"] if textmode else []
+        self.run("-u", uid, *armor, *mode, "--detach-sign", "-o", str(out), str(file), faked=faked)
         return out
 
     def close(self) -> None:

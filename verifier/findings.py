@@ -329,7 +329,8 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         ),
         "signature.absent": (
             Stage.AUTHENTICITY,
-            "a signature is required (--require-signature) but none was found or given",
+            "a signature is expected (--require-signature, or a trust anchor given: "
+            "--allowed-signers, --minisign-key, --keyring) but none was found or given",
         ),
         "signature.tool-missing": (
             Stage.AUTHENTICITY,
@@ -348,6 +349,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         "signature.unsupported": (
             Stage.AUTHENTICITY,
             "a signature's version, key type or hash algorithm is not one this verifier accepts",
+        ),
+        "signature.not-exact-bytes": (
+            Stage.AUTHENTICITY,
+            "a signature that does not sign the manifest's exact bytes (an OpenPGP signature "
+            "of a class other than 0x00, binary: text mode normalises line endings)",
         ),
         "signature.no-trust": (
             Stage.AUTHENTICITY,
@@ -445,6 +451,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "signature.cert-authority": Severity.ERROR,
         "signature.legacy-minisign": Severity.ERROR,
         "signature.unsupported": Severity.ERROR,
+        "signature.not-exact-bytes": Severity.ERROR,
         "signature.no-trust": Severity.ERROR,
         "signature.not-checked": Severity.NOTE,
     }

@@ -239,3 +239,64 @@ def test_a_signature_inside_an_archive_file_is_found(tmp_path: Path, kind: str) 
     report = check(Path(packed), allowed_signers=signer_line(key).encode())
     assert report.signers and report.signers[0].name == "manifest.sha256.sig"
     assert report.authenticity.status is StageStatus.PASSED
+
+
+_ANCHORS = {
+    "allowed_signers": b"alice@example.com ssh-ed25519 "
+    b"AAAAC3NzaC1lZDI1NTE5AAAAIGrBgmjEVWVAuuLwIGbtHUm+UhCkdnV5RoH5cAgKcn5H\n",
+    "minisign_key": b"Ed" + bytes(range(8)) + bytes(32),
+    "keyring": b"",
+}
+
+
+@pytest.mark.parametrize("anchor", sorted(_ANCHORS))
+def test_a_trust_anchor_without_a_signature_fails(tmp_path: Path, anchor: str) -> None:
+    """A key given means a signature is expected: none beside the manifest fails (#34),
+    as ssh-keygen -Y verify and cosign verify fail, never "nothing to check"."""
+    root = small_archive(tmp_path / "a")
+    report = check(root, **{anchor: _ANCHORS[anchor]})
+    assert codes(report) == ["signature.absent"] and not report.ok
+    assert report.authenticity.status is StageStatus.FAILED
+
+
+@pytest.mark.parametrize("command", ["check", "table", "audit"])
+def test_every_command_fails_a_trust_anchor_without_a_signature(
+    tmp_path: Path, command: str
+) -> None:
+    import base64
+
+    from tests.conftest import copy_bundled
+
+    root = copy_bundled(tmp_path / "a")
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_bytes(_ANCHORS["allowed_signers"])
+    keyring = tmp_path / "keyring.gpg"
+    keyring.write_bytes(b"")
+    minisign = base64.b64encode(_ANCHORS["minisign_key"]).decode()
+    extra = ["-o", str(tmp_path / "audit.json")] if command == "audit" else []
+    for anchor in (
+        ("--allowed-signers", str(allowed), "--identity", "alice@example.com"),
+        ("--minisign-key", minisign),
+        ("--keyring", str(keyring)),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "verifier", command, str(root), *anchor, *extra],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 1, (anchor, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "key", ["allowed-signers", "identity", "minisign-key", "keyring", "require-signature"]
+)
+def test_a_config_file_sets_no_trust(tmp_path: Path, key: str) -> None:
+    """Trust comes from the command line only: a config naming an anchor is refused (exit 2),
+    never read as "no anchor" (#34: the config-file path of setting anchors)."""
+    root = small_archive(tmp_path / "a")
+    config = tmp_path / "verify-evidence.toml"
+    config.write_text(f'{key} = "x"\n', encoding="utf-8")
+    proc = _cli(str(root), "--config", str(config))
+    assert proc.returncode == 2 and f"unknown key '{key}'" in proc.stderr

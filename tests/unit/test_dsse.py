@@ -182,3 +182,27 @@ def test_deeply_nested_envelopes_and_payloads_are_refused_not_a_crash(
         proc = _cli("attestation", "verify", str(path), "--allowed-signers", str(allowed))
         assert proc.returncode == 1, (name, proc.stdout[-300:], proc.stderr[-300:])
         assert "Traceback" not in proc.stderr, name
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda line: "bob x\u2028" + line,  # U+2028 ends no line for OpenSSH
+        lambda line: "bob x\x0c" + line,  # nor does a form feed
+        lambda line: line.replace("ssh-ed25519", "ecdsa-sha2-nistp256", 1),  # not its type
+    ],
+)
+def test_an_envelope_trusts_allowed_signers_as_ssh_keygen_reads_them(
+    attested: tuple[Path, Path, Path], mangle: object
+) -> None:
+    """The DSSE check reads allowed_signers with the same parser as SSH signatures (#34):
+    a line ssh-keygen would not read never trusts the envelope's key."""
+    assert callable(mangle)
+    out, _, key = attested
+    line = signer_line(key)
+    envelope = SignatureFile(out.name, out.read_bytes())
+    good, _ = verify(envelope, Trust(allowed_signers=line.encode()))
+    assert good.verified
+    bad, payload = verify(envelope, Trust(allowed_signers=str(mangle(line)).encode()))
+    assert not bad.verified and payload is None
+    assert [f.code for f in bad.findings] == ["signature.untrusted-key"]

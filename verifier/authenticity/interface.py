@@ -35,6 +35,19 @@ class Trust:
     gpgv: str = "gpgv"  # the program (tests point it elsewhere)
 
     @property
+    def anchors(self) -> tuple[str, ...]:
+        """The trust anchors given (the options' names): each means a signature is expected."""
+        return tuple(
+            option
+            for option, value in (
+                ("--allowed-signers", self.allowed_signers),
+                ("--minisign-key", self.minisign_key),
+                ("--keyring", self.keyring),
+            )
+            if value is not None
+        )
+
+    @property
     def given(self) -> bool:
         """Whether any authenticity option was given at all."""
         return bool(

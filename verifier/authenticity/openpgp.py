@@ -8,6 +8,11 @@ decide: ``GOODSIG`` and ``VALIDSIG`` verify; ``BADSIG`` is ``signature.bad``; ``
 (a key not in the keyring) and ``REVKEYSIG`` are ``signature.untrusted-key``; ``EXPKEYSIG``
 and ``EXPSIG`` are ``signature.key-expired`` (refused, as an SSH key outside its window is).
 No ``gpgv`` is one ``signature.tool-missing`` finding, never a pass.
+
+Before ``gpgv`` runs, the signature file is read (:mod:`verifier.authenticity.pgppackets`):
+nothing but signature packets, each of class 0x00 (a binary document, so the manifest's exact
+bytes are what is signed; a text signature is ``signature.not-exact-bytes``); ``gpgv`` is
+given those packets.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from verifier.authenticity.interface import SignatureFile, Signer, Trust, Verdict
+from verifier.authenticity.pgppackets import NOT_EXACT, PacketError, inexact, read_packets
 from verifier.authenticity.sshblob import WireError, b64decode
 from verifier.findings import Finding
 
@@ -107,6 +113,19 @@ def verify(message: bytes, signature: SignatureFile, trust: Trust) -> Verdict:
         verdict.findings.append(Finding(code, name, text))
         return verdict
 
+    try:
+        packets, signatures = read_packets(signature.data)
+    except PacketError as exc:
+        return fail(exc.code, f"Not a plain OpenPGP detached signature ({exc}).")
+    loose = inexact(signatures)
+    if loose is not None:
+        return fail(
+            NOT_EXACT,
+            f"An OpenPGP signature of class {loose.class_name}: it does not sign the manifest's "
+            "exact bytes (gpgv normalises a text signature's line endings, so bytes changed "
+            "after signing could still verify). Sign the manifest as a binary document (gpg "
+            "--detach-sign, without --textmode).",
+        )
     exe = shutil.which(trust.gpgv)
     if exe is None:
         return fail(
@@ -124,7 +143,7 @@ def verify(message: bytes, signature: SignatureFile, trust: Trust) -> Verdict:
         paths = {}
         for part, data in (
             ("keyring.gpg", keyring),
-            ("manifest.sig", signature.data),
+            ("manifest.sig", packets),  # the packets read above, never the file's other bytes
             ("manifest", message),
         ):
             paths[part] = os.path.join(tmp, part)

@@ -13,10 +13,11 @@ else now). A ``cert-authority`` line is never a match: certificates are not supp
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 
-from verifier.authenticity.allowed_signers import AllowedSigner, match_list, parse
+from verifier.authenticity.allowed_signers import AllowedSigner, canonical, match_list, parse
 from verifier.authenticity.interface import SignatureFile, Signer, Trust, Verdict
 from verifier.authenticity.sshblob import Reader, WireError, b64decode, fingerprint, string
 from verifier.authenticity.sshkeys import SIGNATURE_FORMATS, check, key_type
@@ -161,6 +162,8 @@ def trusted_line(
     )
     now = trust.verify_time if trust.verify_time is not None else int(time.time())
     identity = trust.identity
+    with contextlib.suppress(WireError, ValueError):  # keys compared by their material
+        blob = canonical(blob)[1]
     keyed = [s for s in signers.signers if s.blob == blob]
     plain = [s for s in keyed if not s.cert_authority]
     if not plain:
@@ -194,7 +197,7 @@ def trusted_line(
         return (
             "signature.namespace-mismatch",
             f"Key {fp} is listed in {label} (line {named[0].line}) for namespaces "
-            f"{named[0].namespaces!r}, which exclude {namespace!r}.",
+            f"{named[0].namespaces_text!r}, which exclude {namespace!r}.",
         )
     timely = [s for s in spaced if _in_window(s, now)]
     if not timely:
@@ -206,7 +209,7 @@ def trusted_line(
             f"{_window(spaced[0])}.",
         )
     line = timely[0]
-    return line.line, Signer(kind, fp, principal=line.principals, identity=identity)
+    return line.line, Signer(kind, fp, principal=line.principals_text, identity=identity)
 
 
 def _in_window(signer: AllowedSigner, now: int) -> bool:

@@ -3,7 +3,9 @@
 Each signature read beside the manifest (or named by ``--signature``) is recognised by its
 bytes, never by its name, and handed to its format (:mod:`verifier.authenticity.registry`)
 with the manifest's bytes and the trust the user gave. The stage never passes on nothing:
-with no signature and none required it is *nothing-to-check* with a note saying so; so it is
+with no signature it fails (``signature.absent``) when one was required or a trust anchor
+(``--allowed-signers``, ``--minisign-key``, ``--keyring``) given, and is otherwise
+*nothing-to-check* with a note saying so; so it is
 when signatures were found but no authenticity option was given at all (each a
 ``signature.not-checked`` note). A signature whose trust was not given, when some trust or
 ``--require-signature`` was, is an error unless another signature verified.
@@ -29,14 +31,18 @@ def judge_authenticity(
     stage = StageResult(Stage.AUTHENTICITY)
     stage.findings.extend(refused)
     if not signatures:
-        if trust.require:
+        anchors = trust.anchors
+        if trust.require or (anchors and not refused):
+            # a trust anchor given means a signature is expected (as ssh-keygen -Y verify
+            # and cosign verify fail without one): its absence fails, never "nothing to check"
+            why = "--require-signature" if trust.require else ", ".join(anchors) + " given"
             stage.findings.append(
                 Finding(
                     "signature.absent",
                     manifest,
-                    "A signature is required (--require-signature), but none sits beside the "
-                    "manifest (.sig, .minisig, .asc, .gpg, .sign) and none was given "
-                    "(--signature).",
+                    f"A signature is expected ({why}), but none sits beside the manifest "
+                    "(.sig, .minisig, .asc, .gpg, .sign) and none was given (--signature): "
+                    "sign the manifest, or drop the trust option.",
                 )
             )
         elif not refused:
