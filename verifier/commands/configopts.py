@@ -10,8 +10,10 @@ The working directory is often the archive itself (``verify-evidence check`` in 
 and an archive's files come from whoever made it. So a file *found* (not named with
 ``--config``) inside the folder being verified may set only the safe keys
 (:mod:`verifier.plan.config`); one that sets a relaxing key (``ignore``, ``baseline``,
-``stages``, ...) stops the run with exit 2, naming the keys: pass ``--config FILE`` to accept
-it, or ``--no-config``. Whatever a file sets is named in the report (``configuration``).
+``stages``, ...) or a process key (``jobs``, ``executor``) stops the run with exit 2, naming
+the keys: pass ``--config FILE`` to accept it, or ``--no-config``. For a git source, the
+folders verified are the repository's, however it is named (:func:`verified_folders`).
+Whatever a file sets is named in the report (``configuration``).
 """
 
 from __future__ import annotations
@@ -113,22 +115,111 @@ def find_config(explicit: Path | None, no_config: bool, cwd: Path) -> tuple[Conf
     return None, ""
 
 
-def _inside(path: str, folder: str | None) -> bool:
-    if folder is None:
-        return False
-    real, top = os.path.realpath(path), os.path.realpath(folder)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+def _inside(path: str, folders: list[str]) -> bool:
+    real = os.path.realpath(path)
+    for folder in folders:
+        top = os.path.realpath(folder)
+        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
-def verified_folder(location: str, git: Path | None) -> str | None:
-    """The folder whose files are being verified, if the source is one (a folder, or the
-    repository of a git source); ``None`` for a zip or tarball."""
+def verified_folders(location: str, git: Path | None) -> list[str]:
+    """The folders whose files are being verified, or that the source's maker controls: a
+    folder source (a bag too); for a git source however it is named (the work tree, its
+    ``.git``, a bare repository, a linked work tree, through a symbolic link, relative or
+    absolute, ``--git DIR``, ``DIR --rev REV`` or ``DIR@REV``), the repository's folder, its
+    git folders and its work trees, as git itself finds them. None for a zip or tarball (a
+    single file, which holds no folder of the working directory)."""
+    from verifier.sources.git import split_location
+
     if git is not None:
-        return os.fspath(git)
-    if os.path.isdir(location):
-        return location
-    repo, at, _ = location.rpartition("@")
-    return repo if at and os.path.isdir(repo) else None
+        return _git_folders(os.fspath(git))
+    if os.path.isdir(location):  # a folder, or a repository read with --rev
+        return _git_folders(location)
+    if os.path.isfile(location):
+        return []
+    split = split_location(location)  # as the source splits it (the first @ that works)
+    return _git_folders(split[0]) if split is not None else []
+
+
+def _git_folders(repo: str) -> list[str]:
+    """``repo`` and what git takes as its git folder, common git folder and work tree (the
+    parent of a ``.git`` folder, when git cannot say: git missing, or not a repository)."""
+    real = os.path.realpath(repo)
+    folders = [real]
+    if os.path.basename(real) == ".git":
+        folders.append(os.path.dirname(real))
+    from verifier.sources.gitrun import PROBE_TIMEOUT, GitError, run_git
+
+    for ask in ("--absolute-git-dir", "--git-common-dir", "--show-toplevel"):
+        try:
+            out = run_git(real, "rev-parse", "--path-format=absolute", ask, timeout=PROBE_TIMEOUT)
+        except GitError:
+            break
+        text = os.fsdecode(out or b"").rstrip("\n")
+        if text and "\n" not in text and os.path.isabs(text):
+            folders.append(text)
+            if os.path.basename(text.rstrip(os.sep)) == ".git":  # the main work tree
+                folders.append(os.path.dirname(text.rstrip(os.sep)))
+            if ask == "--git-common-dir":
+                folders += _linked_work_trees(text)
+    return list(dict.fromkeys(folders))
+
+
+MAX_WORK_TREES = 256
+_READ_NOW = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def _regular(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def _linked_work_trees(common: str) -> list[str]:
+    """The linked work trees git records in ``common/worktrees/*/gitdir`` (the path of each
+    one's ``.git`` file), at most :data:`MAX_WORK_TREES`."""
+    out: list[str] = []
+    try:
+        names = sorted(os.listdir(os.path.join(common, "worktrees")))[:MAX_WORK_TREES]
+    except OSError:
+        return out
+    for name in names:
+        try:  # (not blocking on a FIFO a hostile repository put there)
+            fd = os.open(os.path.join(common, "worktrees", name, "gitdir"), _READ_NOW)
+        except OSError:
+            continue
+        try:
+            text = os.fsdecode(os.read(fd, 4097)).strip() if _regular(fd) else ""
+        except (OSError, ValueError):
+            continue
+        finally:
+            os.close(fd)
+        if text and len(text) <= 4096 and "\n" not in text and os.path.isabs(text):
+            out.append(os.path.dirname(text))
+    return out
+
+
+def refuse_archive_config(config: Config, location: str, git: Path | None) -> None:
+    """Exit 2 when a configuration file found (not named with ``--config``) inside what is
+    verified sets a relaxing key (it could make the archive pass) or a process key (the
+    archive would choose how many processes the verifier starts)."""
+    from verifier.views.inert import visible
+
+    relaxing, processes = config.relaxing, config.processes
+    if not (relaxing or processes) or not _inside(config.name, verified_folders(location, git)):
+        return
+    why = []
+    if relaxing:
+        why.append(f"{', '.join(relaxing)}, which can make it pass")
+    if processes:
+        why.append(f"{', '.join(processes)}, which chooses how many processes run")
+    name = visible(config.name)
+    raise UsageError(
+        f"{name} is inside the archive being verified and sets {'; and '.join(why)}: pass "
+        f"--config {name} to use it anyway, or --no-config"
+    )
 
 
 def configure(
@@ -151,15 +242,8 @@ def configure(
     ``--show-config`` says so."""
     config, found = find_config(explicit, no_config, Path("."))
     out = Configured(config, found)
-    folder = verified_folder(location, git)
-    if config is not None and found != "--config" and _inside(config.name, folder):
-        relaxing = config.relaxing
-        if relaxing:
-            raise UsageError(
-                f"{config.name} is inside the archive being verified and sets "
-                f"{', '.join(relaxing)}, which can make it pass: pass --config {config.name} "
-                "to use it anyway, or --no-config"
-            )
+    if config is not None and found != "--config":
+        refuse_archive_config(config, location, git)
     for key, spec in KEYS.items():
         if spec.param not in ctx.params or (keys is not None and key not in keys):
             continue

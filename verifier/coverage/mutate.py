@@ -389,7 +389,7 @@ def _spread(
         name = "processes" if workers > 1 and len(runnable) > 1 and os.name == "posix" else "inline"
     if name == "inline" or not runnable:
         return _batch(spec, runnable)
-    with create(name, workers, options.scheduler) as executor:
+    with create(name, min(workers, len(runnable)), options.scheduler) as executor:
         return list(executor.map(_batch, spec, runnable, weight=lambda _: BATCH_WEIGHT))
 
 
