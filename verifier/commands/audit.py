@@ -145,7 +145,9 @@ def audit(
     fail_on = settings.get("fail-on", fail_on)
     location, more = source_options(source, git, rev, base, max_bytes, max_ratio)
     created_at = timestamp()  # a malformed SOURCE_DATE_EPOCH stops before any work
-    to_stdout = output is None or os.fspath(output) == "-"
+    from verifier.commands.output import is_stdout
+
+    to_stdout = is_stdout(output)
     if not to_stdout and more["rev"] is None:
         refusal = output_refusal(os.fspath(output or ""), location)
         if refusal:
