@@ -423,7 +423,8 @@ def _findings(mutation: Mutation, checked: Report) -> list[Finding]:
                 checked.manifest,
                 f"{mutation.not_run} covered value(s) were not mutated within "
                 f"{' and '.join(bounds) or 'the bounds'}: the mutation score is of the "
-                f"{len(mutation.mutants)} tried; raise the bounds to try them all.",
+                f"{len(mutation.mutants)} tried; raise the bounds (--max-mutants all) to try "
+                "them all.",
             )
         )
     return out
