@@ -62,7 +62,7 @@ def _refused(code: int, err: str) -> None:
         ["{link}", "--rev", "HEAD"],
     ],
 )
-@pytest.mark.parametrize("command", ["check", "table", "coverage"])
+@pytest.mark.parametrize("command", ["check", "table", "coverage", "audit"])
 def test_every_name_of_a_git_source_keeps_its_work_tree_config_out(
     command: str, args: list[str], repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -128,3 +128,29 @@ def test_never_more_workers_than_files(executor: str, tmp_path: Path) -> None:
     assert done.executor["executor"] == executor
     assert 1 <= done.executor["workers"] <= len(files) + 1  # the files and the manifest
     assert done.read_processes <= len(files) + 2
+
+
+def test_a_bag_folder_and_its_payload_keep_their_config_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.hostile.test_bagit import write_bag
+
+    bag = write_bag(tmp_path / "bag")
+    for where in (bag, bag / "data"):
+        (where / "verify-evidence.toml").write_text(RELAXING, "utf-8")
+        _refused(*run(["check", str(bag)], where, capsys))
+        _refused(*run(["check", os.path.relpath(bag, where)], where, capsys))
+        (where / "verify-evidence.toml").unlink()
+
+
+def test_a_zip_or_tarball_holds_no_folder_of_the_working_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A zip or tarball is one file: the folder it sits in is the user's, not the archive's
+    (nothing inside it is ever read as configuration)."""
+    from tests.hostile.archives_build import tar_of, zip_of
+
+    (tmp_path / "verify-evidence.toml").write_text('ignore = ["manifest"]\n', "utf-8")
+    for made in (zip_of(tmp_path / "a.zip", []), tar_of(tmp_path / "a.tar", [], 0)):
+        code, err = run(["check", made.name, "-q"], tmp_path, capsys)
+        assert code in (0, 1) and "inside the archive" not in err, err
