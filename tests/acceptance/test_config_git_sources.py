@@ -154,3 +154,15 @@ def test_a_zip_or_tarball_holds_no_folder_of_the_working_directory(
     for made in (zip_of(tmp_path / "a.zip", []), tar_of(tmp_path / "a.tar", [], 0)):
         code, err = run(["check", made.name, "-q"], tmp_path, capsys)
         assert code in (0, 1) and "inside the archive" not in err, err
+
+
+def test_a_pyproject_table_in_the_work_tree_is_kept_out_too(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "verify-evidence.toml").unlink()
+    (repo / "pyproject.toml").write_text(
+        '[tool.verify-evidence]\nignore = ["manifest"]\njobs = 9\n', "utf-8"
+    )
+    code, err = run(["check", ".git@HEAD"], repo, capsys)
+    assert code == 2 and "pyproject.toml is inside the archive" in err, err
+    assert "sets ignore, which can make it pass; and jobs, which chooses" in err
