@@ -132,6 +132,7 @@ def audit(
         no_config,
         converters(FailOn, FailOn),  # (audit has no --format to take)
         AUDIT_KEYS,
+        rev=rev,
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "audit"))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -115,7 +115,9 @@ def find_config(explicit: Path | None, no_config: bool, cwd: Path) -> tuple[Conf
     return None, ""
 
 
-def _inside(path: str, folders: list[str]) -> bool:
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    """Whether ``path`` is in one of ``folders`` (taken one at a time: the first hit stops,
+    so git is not asked when the source's own folder already holds the file)."""
     real = os.path.realpath(path)
     for folder in folders:
         top = os.path.realpath(folder)
@@ -124,47 +126,49 @@ def _inside(path: str, folders: list[str]) -> bool:
     return False
 
 
-def verified_folders(location: str, git: Path | None) -> list[str]:
+def verified_folders(location: str, git: Path | None, rev: str | None = None) -> Iterator[str]:
     """The folders whose files are being verified, or that the source's maker controls: a
     folder source (a bag too); for a git source however it is named (the work tree, its
     ``.git``, a bare repository, a linked work tree, through a symbolic link, relative or
     absolute, ``--git DIR``, ``DIR --rev REV`` or ``DIR@REV``), the repository's folder, its
-    git folders and its work trees, as git itself finds them. None for a zip or tarball (a
-    single file, which holds no folder of the working directory)."""
+    git folders and its work trees, as git itself finds them (git is asked only for a git
+    source). Nothing for a zip or tarball (a single file, which holds no folder of the
+    working directory)."""
     from verifier.sources.git import split_location
 
     if git is not None:
-        return _git_folders(os.fspath(git))
-    if os.path.isdir(location):  # a folder, or a repository read with --rev
-        return _git_folders(location)
-    if os.path.isfile(location):
-        return []
-    split = split_location(location)  # as the source splits it (the first @ that works)
-    return _git_folders(split[0]) if split is not None else []
+        yield from _git_folders(os.fspath(git))
+    elif os.path.isdir(location) and rev is None:  # a folder
+        yield os.path.realpath(location)
+    elif os.path.isdir(location):  # a repository read with --rev
+        yield from _git_folders(location)
+    elif not os.path.isfile(location):
+        split = split_location(location)  # as the source splits it (the first @ that works)
+        if split is not None:
+            yield from _git_folders(split[0])
 
 
-def _git_folders(repo: str) -> list[str]:
-    """``repo`` and what git takes as its git folder, common git folder and work tree (the
-    parent of a ``.git`` folder, when git cannot say: git missing, or not a repository)."""
+def _git_folders(repo: str) -> Iterator[str]:
+    """``repo`` and what git takes as its git folder, common git folder and work trees (the
+    parent of a ``.git`` folder also when git cannot say: git missing, or not a repository)."""
     real = os.path.realpath(repo)
-    folders = [real]
+    yield real
     if os.path.basename(real) == ".git":
-        folders.append(os.path.dirname(real))
+        yield os.path.dirname(real)
     from verifier.sources.gitrun import PROBE_TIMEOUT, GitError, run_git
 
     for ask in ("--absolute-git-dir", "--git-common-dir", "--show-toplevel"):
         try:
             out = run_git(real, "rev-parse", "--path-format=absolute", ask, timeout=PROBE_TIMEOUT)
         except GitError:
-            break
+            return
         text = os.fsdecode(out or b"").rstrip("\n")
         if text and "\n" not in text and os.path.isabs(text):
-            folders.append(text)
+            yield text
             if os.path.basename(text.rstrip(os.sep)) == ".git":  # the main work tree
-                folders.append(os.path.dirname(text.rstrip(os.sep)))
+                yield os.path.dirname(text.rstrip(os.sep))
             if ask == "--git-common-dir":
-                folders += _linked_work_trees(text)
-    return list(dict.fromkeys(folders))
+                yield from _linked_work_trees(text)
 
 
 MAX_WORK_TREES = 256
@@ -201,14 +205,18 @@ def _linked_work_trees(common: str) -> list[str]:
     return out
 
 
-def refuse_archive_config(config: Config, location: str, git: Path | None) -> None:
+def refuse_archive_config(
+    config: Config, location: str, git: Path | None, rev: str | None = None
+) -> None:
     """Exit 2 when a configuration file found (not named with ``--config``) inside what is
     verified sets a relaxing key (it could make the archive pass) or a process key (the
     archive would choose how many processes the verifier starts)."""
     from verifier.views.inert import visible
 
     relaxing, processes = config.relaxing, config.processes
-    if not (relaxing or processes) or not _inside(config.name, verified_folders(location, git)):
+    if not (relaxing or processes):
+        return
+    if not _inside(config.name, verified_folders(location, git, rev)):
         return
     why = []
     if relaxing:
@@ -231,6 +239,7 @@ def configure(
     no_config: bool,
     convert: Mapping[str, Any],
     keys: frozenset[str] | None = None,
+    rev: str | None = None,
 ) -> Configured:
     """Find the configuration and work out every setting's value and origin. ``convert``
     maps a parameter name to a function turning the file's value into the parameter's.
@@ -239,11 +248,11 @@ def configure(
     has, and a key it has no option for is exit 2, as ``check`` does). A command other than
     ``check`` passes its keys: one configuration file serves every command, so a key another
     command takes (``stages``, a check ``format``) is left to it, not an error, and
-    ``--show-config`` says so."""
+    ``--show-config`` says so. ``rev``: the ``--rev`` given (SOURCE is then a repository)."""
     config, found = find_config(explicit, no_config, Path("."))
     out = Configured(config, found)
     if config is not None and found != "--config":
-        refuse_archive_config(config, location, git)
+        refuse_archive_config(config, location, git, rev)
     for key, spec in KEYS.items():
         if spec.param not in ctx.params or (keys is not None and key not in keys):
             continue

@@ -287,6 +287,7 @@ def coverage(
         no_config,
         converters(FailOn, FailOn),  # (its --format choices are its own: not taken)
         COVERAGE_KEYS,
+        rev=rev,
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "coverage"))
