@@ -67,9 +67,14 @@ def _fail(message: str) -> NoReturn:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one line and exit 2 for bad usage; never a traceback."""
     from verifier.errors import UsageError
+    from verifier.interrupt import Terminated, signals_raise
 
     try:
-        code = app(args=argv, prog_name="verify-evidence", standalone_mode=False)
+        with signals_raise():  # a SIGTERM unwinds: scratch copies and temporary files go
+            code = app(args=argv, prog_name="verify-evidence", standalone_mode=False)
+    except Terminated as exc:
+        print(f"verify-evidence: stopped by signal {exc.signum}", file=sys.stderr)
+        sys.exit(128 + exc.signum)
     except UsageError as exc:
         _fail(str(exc))
     except typer.Abort:

@@ -27,9 +27,9 @@ def test_verify_evidence_toml_comes_before_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.verify-evidence]\nquiet = true\n", "utf-8")
     proc = cli("check", "--show-config", cwd=tmp_path)
     assert "quiet = true  # pyproject.toml" in proc.stdout
-    (tmp_path / "verify-evidence.toml").write_text("jobs = 1\n", "utf-8")
+    (tmp_path / "verify-evidence.toml").write_text('fail-on = "note"\n', "utf-8")
     proc = cli("check", "--show-config", cwd=tmp_path)
-    assert "quiet = false  # default" in proc.stdout and 'jobs = "1"' in proc.stdout
+    assert "quiet = false  # default" in proc.stdout and 'fail-on = "note"' in proc.stdout
     assert (
         "--no-config"
         and "no configuration file"

@@ -190,7 +190,7 @@ def test_a_placeholder_only_ordered_survives_as_no_finding_until_unlisted(tmp_pa
     """E2's acceptance time is a placeholder the order assertions relate but nothing pins:
     its surviving mutant is skipped with the reason while provenance lists it, and becomes a
     coverage.survived finding once the record no longer says it is a placeholder."""
-    options = MutationOptions(workers=1)
+    options = MutationOptions(workers=1, max_mutants=None)
     bundled = audit(REPO, mutation=options)
     assert bundled.mutation is not None
     assert bundled.mutation.counts()["survived"] == 0

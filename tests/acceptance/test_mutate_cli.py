@@ -115,3 +115,29 @@ def test_the_init_scaffold_is_mutated(tmp_path: Path) -> None:
     covered = data["counts"]["covered"]
     assert len(mutation["mutants"]) == covered
     assert proc.returncode == (1 if mutation["counts"]["survived"] else 0)
+
+
+def test_mutation_is_bounded_by_default_and_says_so(archive: Path) -> None:
+    """Issue 34, class 10: ``--mutate`` has a default bound (200 mutants), ``--max-mutants
+    all`` lifts it, and a bounded run says so: a ``coverage.mutation-incomplete`` finding, and
+    the score shown as that of the values tried, never as a bare 100%."""
+    from verifier.coverage import DEFAULT_MAX_MUTANTS
+
+    proc = cli(".", "--mutate", "-f", "json", cwd=archive)
+    data = report_of(proc)
+    covered = data["counts"]["covered"]
+    assert covered > DEFAULT_MAX_MUTANTS  # the bundled archive asserts more than the bound
+    mutation = data["mutation"]
+    assert mutation["maxMutants"] == DEFAULT_MAX_MUTANTS
+    assert len(mutation["mutants"]) == DEFAULT_MAX_MUTANTS
+    assert mutation["notRun"] == covered - DEFAULT_MAX_MUTANTS
+    assert "coverage.mutation-incomplete" in codes(data)
+    for fmt in ("text", "markdown"):
+        shown = cli(".", "--mutate", "-f", fmt, cwd=archive).stdout
+        assert f"of the {DEFAULT_MAX_MUTANTS} tried, incomplete" in shown
+    whole = report_of(cli(".", "--mutate", "--max-mutants", "all", "-f", "json", cwd=archive))
+    assert whole["mutation"]["notRun"] == 0 and whole["mutation"]["maxMutants"] is None
+    assert len(whole["mutation"]["mutants"]) == covered
+    assert "coverage.mutation-incomplete" not in codes(whole)
+    text = cli(".", "--mutate", "--max-mutants", "all", "-f", "text", cwd=archive).stdout
+    assert "incomplete" not in text.split("mutation: score", 1)[1].split("\n", 1)[0]

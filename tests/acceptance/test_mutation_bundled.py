@@ -9,7 +9,7 @@ from tests.conftest import REPO
 
 
 def test_the_bundled_archive_has_no_survivor() -> None:
-    proc = cli(str(REPO), "--mutate", "-f", "json")
+    proc = cli(str(REPO), "--mutate", "--max-mutants", "all", "-f", "json")
     data = report_of(proc)
     survivors = [
         f"{m['path']}#{m['pointer']}: {m['original']!r} -> {m['tried']!r} ({m['rule']})"

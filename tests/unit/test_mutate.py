@@ -27,7 +27,7 @@ CATALOGUE = "evidence/cases.json"
 
 
 def mutated(root: Path | str, **given: Any) -> CoverageReport:
-    return audit(root, None, None, MutationOptions(**{"workers": 2, **given}))
+    return audit(root, None, None, MutationOptions(**{"workers": 2, "max_mutants": None, **given}))
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@ WriteBaselineOpt = Annotated[
         "--write-baseline",
         metavar="FILE",
         help="Write a baseline accepting every finding this run counts (plus those --baseline "
-        "accepted), then report them as accepted.",
+        "accepted), then report them as accepted ('-': standard output).",
     ),
 ]
 
@@ -69,7 +69,16 @@ def acceptance_options(
 
     ignored = parse_codes(ignore or (), "--ignore")
     selected = None if select is None else parse_codes(select, "--select")
-    if write_baseline is not None:
+    from verifier.commands.output import is_stdout
+
+    if write_baseline is not None and is_stdout(write_baseline):
+        taken = [name for name, path in outputs if path is None]
+        if taken:
+            raise UsageError(
+                f"--write-baseline - and --format {taken[0]} would both go to standard "
+                f"output; give --format {taken[0]} an --output"
+            )
+    elif write_baseline is not None:
         target = os.path.normpath(os.fspath(write_baseline))
         for name, path in outputs:
             if path is not None and os.path.normpath(os.fspath(path)) == target:

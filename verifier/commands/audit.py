@@ -132,6 +132,7 @@ def audit(
         no_config,
         converters(FailOn, FailOn),  # (audit has no --format to take)
         AUDIT_KEYS,
+        rev=rev,
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "audit"))
@@ -145,7 +146,9 @@ def audit(
     fail_on = settings.get("fail-on", fail_on)
     location, more = source_options(source, git, rev, base, max_bytes, max_ratio)
     created_at = timestamp()  # a malformed SOURCE_DATE_EPOCH stops before any work
-    to_stdout = output is None or os.fspath(output) == "-"
+    from verifier.commands.output import is_stdout
+
+    to_stdout = is_stdout(output)
     if not to_stdout and more["rev"] is None:
         refusal = output_refusal(os.fspath(output or ""), location)
         if refusal:

@@ -191,7 +191,14 @@ def check(
     from verifier.pipeline import Options, verify
 
     configured = configure(
-        ctx, "check", os.fspath(root), git, config, no_config, converters(Format, FailOn, Color)
+        ctx,
+        "check",
+        os.fspath(root),
+        git,
+        config,
+        no_config,
+        converters(Format, FailOn, Color),
+        rev=rev,
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "check"))

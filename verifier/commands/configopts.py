@@ -10,15 +10,17 @@ The working directory is often the archive itself (``verify-evidence check`` in 
 and an archive's files come from whoever made it. So a file *found* (not named with
 ``--config``) inside the folder being verified may set only the safe keys
 (:mod:`verifier.plan.config`); one that sets a relaxing key (``ignore``, ``baseline``,
-``stages``, ...) stops the run with exit 2, naming the keys: pass ``--config FILE`` to accept
-it, or ``--no-config``. Whatever a file sets is named in the report (``configuration``).
+``stages``, ...) or a process key (``jobs``, ``executor``) stops the run with exit 2, naming
+the keys: pass ``--config FILE`` to accept it, or ``--no-config``. For a git source, the
+folders verified are the repository's, however it is named (:func:`verified_folders`).
+Whatever a file sets is named in the report (``configuration``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -113,22 +115,119 @@ def find_config(explicit: Path | None, no_config: bool, cwd: Path) -> tuple[Conf
     return None, ""
 
 
-def _inside(path: str, folder: str | None) -> bool:
-    if folder is None:
-        return False
-    real, top = os.path.realpath(path), os.path.realpath(folder)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    """Whether ``path`` is in one of ``folders`` (taken one at a time: the first hit stops,
+    so git is not asked when the source's own folder already holds the file)."""
+    real = os.path.realpath(path)
+    for folder in folders:
+        top = os.path.realpath(folder)
+        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
-def verified_folder(location: str, git: Path | None) -> str | None:
-    """The folder whose files are being verified, if the source is one (a folder, or the
-    repository of a git source); ``None`` for a zip or tarball."""
+def verified_folders(location: str, git: Path | None, rev: str | None = None) -> Iterator[str]:
+    """The folders whose files are being verified, or that the source's maker controls: a
+    folder source (a bag too); for a git source however it is named (the work tree, its
+    ``.git``, a bare repository, a linked work tree, through a symbolic link, relative or
+    absolute, ``--git DIR``, ``DIR --rev REV`` or ``DIR@REV``), the repository's folder, its
+    git folders and its work trees, as git itself finds them (git is asked only for a git
+    source). Nothing for a zip or tarball (a single file, which holds no folder of the
+    working directory)."""
+    from verifier.sources.git import split_location
+
     if git is not None:
-        return os.fspath(git)
-    if os.path.isdir(location):
-        return location
-    repo, at, _ = location.rpartition("@")
-    return repo if at and os.path.isdir(repo) else None
+        yield from _git_folders(os.fspath(git))
+    elif os.path.isdir(location) and rev is None:  # a folder
+        yield os.path.realpath(location)
+    elif os.path.isdir(location):  # a repository read with --rev
+        yield from _git_folders(location)
+    elif not os.path.isfile(location):
+        split = split_location(location)  # as the source splits it (the first @ that works)
+        if split is not None:
+            yield from _git_folders(split[0])
+
+
+def _git_folders(repo: str) -> Iterator[str]:
+    """``repo`` and what git takes as its git folder, common git folder and work trees (the
+    parent of a ``.git`` folder also when git cannot say: git missing, or not a repository)."""
+    real = os.path.realpath(repo)
+    yield real
+    if os.path.basename(real) == ".git":
+        yield os.path.dirname(real)
+    from verifier.sources.gitrun import PROBE_TIMEOUT, GitError, run_git
+
+    for ask in ("--absolute-git-dir", "--git-common-dir", "--show-toplevel"):
+        try:
+            out = run_git(real, "rev-parse", "--path-format=absolute", ask, timeout=PROBE_TIMEOUT)
+        except GitError:
+            return
+        text = os.fsdecode(out or b"").rstrip("\n")
+        if text and "\n" not in text and os.path.isabs(text):
+            yield text
+            if os.path.basename(text.rstrip(os.sep)) == ".git":  # the main work tree
+                yield os.path.dirname(text.rstrip(os.sep))
+            if ask == "--git-common-dir":
+                yield from _linked_work_trees(text)
+
+
+MAX_WORK_TREES = 256
+_READ_NOW = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def _regular(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def _linked_work_trees(common: str) -> list[str]:
+    """The linked work trees git records in ``common/worktrees/*/gitdir`` (the path of each
+    one's ``.git`` file), at most :data:`MAX_WORK_TREES`."""
+    out: list[str] = []
+    try:
+        names = sorted(os.listdir(os.path.join(common, "worktrees")))[:MAX_WORK_TREES]
+    except OSError:
+        return out
+    for name in names:
+        try:  # (not blocking on a FIFO a hostile repository put there)
+            fd = os.open(os.path.join(common, "worktrees", name, "gitdir"), _READ_NOW)
+        except OSError:
+            continue
+        try:
+            text = os.fsdecode(os.read(fd, 4097)).strip() if _regular(fd) else ""
+        except (OSError, ValueError):
+            continue
+        finally:
+            os.close(fd)
+        if text and len(text) <= 4096 and "\n" not in text and os.path.isabs(text):
+            out.append(os.path.dirname(text))
+    return out
+
+
+def refuse_archive_config(
+    config: Config, location: str, git: Path | None, rev: str | None = None
+) -> None:
+    """Exit 2 when a configuration file found (not named with ``--config``) inside what is
+    verified sets a relaxing key (it could make the archive pass) or a process key (the
+    archive would choose how many processes the verifier starts)."""
+    from verifier.views.inert import visible
+
+    relaxing, processes = config.relaxing, config.processes
+    if not (relaxing or processes):
+        return
+    if not _inside(config.name, verified_folders(location, git, rev)):
+        return
+    why = []
+    if relaxing:
+        why.append(f"{', '.join(relaxing)}, which can make it pass")
+    if processes:
+        why.append(f"{', '.join(processes)}, which chooses how many processes run")
+    name = visible(config.name)
+    raise UsageError(
+        f"{name} is inside the archive being verified and sets {'; and '.join(why)}: pass "
+        f"--config {name} to use it anyway, or --no-config"
+    )
 
 
 def configure(
@@ -140,6 +239,7 @@ def configure(
     no_config: bool,
     convert: Mapping[str, Any],
     keys: frozenset[str] | None = None,
+    rev: str | None = None,
 ) -> Configured:
     """Find the configuration and work out every setting's value and origin. ``convert``
     maps a parameter name to a function turning the file's value into the parameter's.
@@ -148,18 +248,11 @@ def configure(
     has, and a key it has no option for is exit 2, as ``check`` does). A command other than
     ``check`` passes its keys: one configuration file serves every command, so a key another
     command takes (``stages``, a check ``format``) is left to it, not an error, and
-    ``--show-config`` says so."""
+    ``--show-config`` says so. ``rev``: the ``--rev`` given (SOURCE is then a repository)."""
     config, found = find_config(explicit, no_config, Path("."))
     out = Configured(config, found)
-    folder = verified_folder(location, git)
-    if config is not None and found != "--config" and _inside(config.name, folder):
-        relaxing = config.relaxing
-        if relaxing:
-            raise UsageError(
-                f"{config.name} is inside the archive being verified and sets "
-                f"{', '.join(relaxing)}, which can make it pass: pass --config {config.name} "
-                "to use it anyway, or --no-config"
-            )
+    if config is not None and found != "--config":
+        refuse_archive_config(config, location, git, rev)
     for key, spec in KEYS.items():
         if spec.param not in ctx.params or (keys is not None and key not in keys):
             continue

@@ -95,6 +95,8 @@ FailUnderOpt = Annotated[
 ]
 
 
+ALL = "all"  # --max-mutants all: every covered value
+
 MutateOpt = Annotated[
     bool,
     typer.Option(
@@ -109,7 +111,8 @@ MaxMutantsOpt = Annotated[
     typer.Option(
         "--max-mutants",
         metavar="N",
-        help="With --mutate: try at most N covered values, picked by --seed (default: all).",
+        help="With --mutate: try at most N covered values, picked by --seed (default: 200; "
+        "'all' for every one). Values left untried are reported (coverage.mutation-incomplete).",
     ),
 ]
 TimeBudgetOpt = Annotated[
@@ -159,7 +162,7 @@ def mutation_options(
     workers: int | None,
 ) -> MutationOptions | None:
     """The --mutate options, strictly parsed (a bad value is a UsageError: exit 2)."""
-    from verifier.coverage import MutationOptions
+    from verifier.coverage import DEFAULT_MAX_MUTANTS, MutationOptions
     from verifier.errors import UsageError
     from verifier.plan.option_values import parse_count, parse_seconds
 
@@ -179,8 +182,10 @@ def mutation_options(
         return None
     return MutationOptions(
         seed=0 if seed is None else parse_count(seed, "--seed", 0, MAX_SEED),
-        max_mutants=None
+        max_mutants=DEFAULT_MAX_MUTANTS
         if max_mutants is None
+        else None
+        if max_mutants.strip().lower() == ALL
         else parse_count(max_mutants, "--max-mutants", 1, MAX_MUTANTS),
         time_budget=None
         if time_budget is None
@@ -282,6 +287,7 @@ def coverage(
         no_config,
         converters(FailOn, FailOn),  # (its --format choices are its own: not taken)
         COVERAGE_KEYS,
+        rev=rev,
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "coverage"))

@@ -5,7 +5,9 @@ Pairing is unmistakable, never by counting:
 * ``--output FORMAT=PATH`` names its format itself (``--output sarif=report.sarif``);
 * a plain ``--output PATH`` belongs to the ``--format`` given just before it, and must follow
   it directly (``--format junit --output junit.xml``);
-* a ``--format`` without an ``--output`` goes to standard output; one at most may.
+* a ``--format`` without an ``--output``, or with ``--output -``, goes to standard output;
+  one at most may (``-`` is standard output for every command's ``--output``:
+  :func:`is_stdout`).
 
 Anything else (an ``--output PATH`` with no ``--format`` right before it, two formats left for
 standard output, two outputs to one file, ``FORMAT=`` without a path) is refused with exit 2
@@ -36,6 +38,14 @@ ORDER_KEY = "verifier.option-order"
 AUTO = "auto"  # the choice every command adds to its registry's: rich on a terminal, else text
 
 Token = tuple[str, str]  # ("format" | "output", the value as given)
+
+STDOUT = "-"  # an output path meaning standard output, for every command
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """Whether an ``--output`` (or ``--write-baseline``) value means standard output: none
+    given, or ``-`` (a file really named ``-`` is written ``./-``)."""
+    return path is None or os.fspath(path) == STDOUT
 
 
 class OrderedOptionsCommand(TyperCommand):
@@ -110,7 +120,7 @@ def plan(
             if sep and fmt.lower() in names:
                 if not path:
                     raise UsageError(f"--output {value} names no file after '='")
-                pairs.append((fmt.lower(), Path(path)))
+                pairs.append((fmt.lower(), None if is_stdout(path) else Path(path)))
             elif previous is None or previous[0] != "format":
                 after = "" if previous is None else f" (it follows --output {previous[1]})"
                 raise UsageError(
@@ -118,7 +128,7 @@ def plan(
                     f"--format FORMAT --output {value}, or --output FORMAT={value}"
                 )
             else:
-                pairs[-1] = (pairs[-1][0], Path(value))
+                pairs[-1] = (pairs[-1][0], None if is_stdout(value) else Path(value))
         previous = (kind, value)
     if not pairs:
         pairs.append((default, None))
@@ -142,8 +152,8 @@ def plan(
 def write(path: Path | None, text: str | Iterable[str]) -> None:
     """``text`` (or a text's parts, as they are made) to the file ``path`` (whole, see
     :func:`write_atomic`) or to standard output, encoded a piece at a time: a large report
-    is not held a second time as bytes."""
-    if path is None:
+    is not held a second time as bytes. ``-`` is standard output (:func:`is_stdout`)."""
+    if path is None or is_stdout(path):
         for part in (text,) if isinstance(text, str) else text:
             for chunk in chunks(part):
                 sys.stdout.write(chunk)

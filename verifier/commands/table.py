@@ -157,6 +157,7 @@ def table(
         no_config,
         converters(TableFormat, FailOn, Color),
         TABLE_KEYS,
+        rev=rev,
     )
     if show_config:
         write(None, show_config_text(configured, ctx, "table"))

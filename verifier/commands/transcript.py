@@ -161,17 +161,18 @@ def repair(
 
     Example: verify-evidence transcript repair chat.json -o chat.repaired.json
     """
+    from verifier.commands.output import is_stdout
     from verifier.transcripts.check import CannotRun, read_bytes
     from verifier.transcripts.repair import repair_bytes
 
     source, target = os.fspath(file), os.fspath(output)
-    if target != "-" and source != "-" and _same_file(source, target):
+    if not is_stdout(target) and source != "-" and _same_file(source, target):
         return _cannot(f"refusing to write over the input {source}; give another --output")
     try:
         result = repair_bytes(read_bytes(source), source, shape, leaf)
     except CannotRun as exc:
         return _cannot(str(exc))
-    if target == "-":
+    if is_stdout(target):
         sys.stdout.buffer.write(result.output)
         sys.stdout.flush()
     else:
@@ -183,7 +184,7 @@ def repair(
 
     for line in result.summary():  # call ids and tool names come from the transcript
         print(visible(line), file=sys.stderr)
-    if target != "-":
+    if not is_stdout(target):
         print(f"wrote {visible(target)}", file=sys.stderr)
     return EXIT_FINDINGS if result.fails(threshold(fail_on)) else EXIT_OK
 

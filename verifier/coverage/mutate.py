@@ -389,7 +389,7 @@ def _spread(
         name = "processes" if workers > 1 and len(runnable) > 1 and os.name == "posix" else "inline"
     if name == "inline" or not runnable:
         return _batch(spec, runnable)
-    with create(name, workers, options.scheduler) as executor:
+    with create(name, min(workers, len(runnable)), options.scheduler) as executor:
         return list(executor.map(_batch, spec, runnable, weight=lambda _: BATCH_WEIGHT))
 
 
@@ -423,7 +423,8 @@ def _findings(mutation: Mutation, checked: Report) -> list[Finding]:
                 checked.manifest,
                 f"{mutation.not_run} covered value(s) were not mutated within "
                 f"{' and '.join(bounds) or 'the bounds'}: the mutation score is of the "
-                f"{len(mutation.mutants)} tried; raise the bounds to try them all.",
+                f"{len(mutation.mutants)} tried; raise the bounds (--max-mutants all) to try "
+                "them all.",
             )
         )
     return out

@@ -2,7 +2,8 @@
 
 ``DaskExecutor(workers, scheduler)``: with ``scheduler`` (an address such as
 ``tcp://host:8786``) it connects to that cluster and never stops it; without, it starts a
-``LocalCluster`` of ``workers`` single-threaded worker processes (no dashboard) and closes it
+``LocalCluster`` of ``workers`` single-threaded worker processes (no dashboard), their
+scratch space in a temporary folder of its own, and closes it and removes that folder
 afterwards. Dask is an optional extra (``pip install "verifier[dask]"``), imported only here.
 
 Per :meth:`DaskExecutor.map` the context is scattered once to every worker
@@ -24,7 +25,9 @@ import importlib
 import logging
 import os
 import pickle
+import shutil
 import socket
+import tempfile
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -72,15 +75,24 @@ class DaskExecutor(Executor):
         self.served: dict[str, int] = {}  # host:pid -> batches
         self._cluster: Any = None
         self._client: Any = None
+        self._scratch: str | None = None  # the local cluster's scratch folder
         try:
             if scheduler is None:
-                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                # its workers' scratch space in a folder of its own, removed by close (Dask
+                # left ``dask-scratch-space`` in the temporary folder after every run)
+                self._scratch = tempfile.mkdtemp(prefix="verifier-dask-")
+                settings = {
+                    "distributed.scheduler.allowed-failures": 0,
+                    "temporary-directory": self._scratch,
+                }
+                with dask.config.set(settings):
                     self._cluster = distributed.LocalCluster(
                         n_workers=self.workers,
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
                         silence_logs=logging.CRITICAL,
+                        local_directory=self._scratch,
                     )
                 self._client = distributed.Client(self._cluster, set_as_default=False)
             else:
@@ -170,6 +182,9 @@ class DaskExecutor(Executor):
         if cluster is not None:  # only the cluster this executor started
             with contextlib.suppress(Exception):
                 cluster.close()
+        scratch, self._scratch = self._scratch, None
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def describe(self) -> dict[str, Any]:
         return {

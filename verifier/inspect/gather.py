@@ -238,7 +238,7 @@ def inspect_all(
     executor = (
         InlineExecutor()
         if name == "inline"
-        else create(name, options.worker_count(), options.scheduler)
+        else create(name, options.worker_count(total), options.scheduler)
     )
     context = InspectContext(LiveOpener(source) if name == "inline" else opener, bundle)
     # what the workers' openers verified (a git blob's id) is judged by the source here; the

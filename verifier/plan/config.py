@@ -5,9 +5,11 @@
 Keys are the long option names of ``check`` without dashes in front (``fail-on``,
 ``max-bytes``). Each key has a type and a class:
 
-* **safe** keys change how a run looks or how hard it works, never what it passes:
-  ``format`` (standard output only), ``color``, ``quiet``, ``jobs``, ``executor`` (not the
-  network-reaching ``dask`` scheduler), ``fail-on`` (its default is already the most lenient);
+* **safe** keys change how a run looks, never what it passes: ``format`` (standard output
+  only), ``color``, ``quiet``, ``fail-on`` (its default is already the most lenient);
+* **process** keys choose how many processes the verifier starts: ``jobs``, ``executor``
+  (not the network-reaching ``dask`` scheduler); like relaxing keys, only the user's own
+  configuration may set them, never one found inside the archive being verified;
 * **relaxing** keys can make a run pass that would fail: ``ignore``, ``select``, ``baseline``,
   ``stages``, ``scope``, ``manifest``, ``base``, ``max-bytes``, ``max-ratio``;
 * some options are **command-line only** and refused in a file: what is verified (``source``,
@@ -66,6 +68,7 @@ class Key:
     convert: Callable[[Any], Any]
     expect: str  # what the type error says it must be
     relaxing: bool
+    processes: bool = False  # chooses how many processes (or threads) the verifier starts
 
 
 KEYS: Mapping[str, Key] = MappingProxyType(
@@ -74,8 +77,8 @@ KEYS: Mapping[str, Key] = MappingProxyType(
         "color": Key("color", _string, "auto, always or never (string)", False),
         "no-color": Key("no_color", _boolean, "true or false", False),
         "quiet": Key("quiet", _boolean, "true or false", False),
-        "jobs": Key("jobs", _number_text, "a whole number", False),
-        "executor": Key("executor", _string, "an executor name (string)", False),
+        "jobs": Key("jobs", _number_text, "a whole number", False, True),
+        "executor": Key("executor", _string, "an executor name (string)", False, True),
         "fail-on": Key("fail_on", _string, "error, warning or note (string)", False),
         "ignore": Key("ignore", _strings, "a code or a list of codes", True),
         "select": Key("select", _strings, "a code or a list of codes", True),
@@ -113,6 +116,11 @@ class Config:
     @property
     def relaxing(self) -> tuple[str, ...]:
         return tuple(k for k in self.values if KEYS[k].relaxing)
+
+    @property
+    def processes(self) -> tuple[str, ...]:
+        """The keys set that choose how many processes the verifier starts."""
+        return tuple(k for k in self.values if KEYS[k].processes)
 
 
 def _short(text: str) -> str:

@@ -49,10 +49,14 @@ class Options:
     # Authenticity: the signature (or where to look for one) and the trust to check it with.
     trust: Trust = field(default_factory=Trust)
 
-    def worker_count(self) -> int:
+    def worker_count(self, tasks: int | None = None) -> int:
+        """The workers to start: ``workers`` as given (the command line or the user's own
+        configuration may ask for more than the cores), else one per available core; never
+        more than ``tasks``, the work there is for them (when known)."""
         from verifier.execute.registry import default_workers
 
-        return self.workers if self.workers is not None else default_workers()
+        count = self.workers if self.workers is not None else default_workers()
+        return max(1, count if tasks is None else min(count, tasks))
 
 
 def check_options(options: Options) -> None:

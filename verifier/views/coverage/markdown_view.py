@@ -88,7 +88,7 @@ def _mutation(report: CoverageReport) -> list[str]:
         "",
         "### Mutation",
         "",
-        f"Score {s.percent(m.score())}: {c['killed']} killed, {c['survived']} survived, "
+        f"Score {s.mutation_score(m)}: {c['killed']} killed, {c['survived']} survived, "
         f"{c['skipped']} skipped, {m.not_run} not run (seed {m.seed}).",
         "",
         "| File | Score | Killed | Survived | Skipped |",

@@ -74,7 +74,7 @@ def _mutation(report: CoverageReport, out: Console) -> None:
     c = m.counts()
     out.print(
         Text(
-            f"mutation: score {s.percent(m.score())} ({c['killed']} killed, {c['survived']} "
+            f"mutation: score {s.mutation_score(m)} ({c['killed']} killed, {c['survived']} "
             f"survived, {c['skipped']} skipped, {m.not_run} not run; seed {m.seed})",
             style="bold",
         )

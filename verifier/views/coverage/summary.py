@@ -13,6 +13,7 @@ from verifier.coverage.report import (
     LeafStatus,
     Mutant,
     MutantOutcome,
+    Mutation,
 )
 from verifier.coverage.report import percent as share
 from verifier.findings import Finding
@@ -34,6 +35,15 @@ def value(raw: Any) -> str:
 
 def percent(share: float | None) -> str:
     return "n/a" if share is None else f"{share:g}%"
+
+
+def mutation_score(mutation: Mutation) -> str:
+    """The total mutation score, and when a bound left covered values untried, that it is
+    the score of those tried only (never a bare 100% for an incomplete run)."""
+    shown = percent(mutation.score())
+    if not mutation.not_run:
+        return shown
+    return f"{shown} of the {len(mutation.mutants)} tried, incomplete"
 
 
 def counts_line(counts: dict[str, int], share: float | None) -> str:

@@ -76,7 +76,7 @@ def _mutation(report: CoverageReport) -> list[str]:
         return []
     c = m.counts()
     lines = [
-        f"mutation: score {s.percent(m.score())} ({c['killed']} killed, {c['survived']} "
+        f"mutation: score {s.mutation_score(m)} ({c['killed']} killed, {c['survived']} "
         f"survived, {c['skipped']} skipped, {m.not_run} not run; seed {m.seed})",
     ]
     for path in sorted({x.path for x in m.mutants}):
