@@ -53,6 +53,8 @@ def entry_note(finding: Finding, show: Callable[[str], str] = visible) -> str:
 
 def finding_line(finding: Finding) -> str:
     line = f"{location(finding)}: {finding.code}: {visible(finding.message)}{entry_note(finding)}"
+    if finding.manifest is not None:
+        line += f" [against {visible(finding.manifest)}]"
     if finding.hint:
         line += f" (hint: {visible(finding.hint)})"
     return line
