@@ -88,7 +88,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     # consistency are the bag run's), the findings marked with their manifest; what is
     # accepted is chosen once, over both.
     bare = replace(options, ignore=frozenset(), select=None, baseline=None)
-    outer = _run_one(source, root, bare)
+    outer = _run_one(source, root, replace(bare, manifest=None))  # (--manifest names the inner)
     subtree, name = inner
     archive = _run_one(
         subtree, root, replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name)
@@ -258,7 +258,8 @@ def verify_source(source: Source, root: str, options: Options = Options()) -> Re
 
 def open_location(location: str | os.PathLike[str], options: Options) -> Source:
     """The source at ``location`` as ``options`` say to read it (``--rev``, the limits, a
-    named manifest or base, which rule out reading it as a bag). Raises :class:`UsageError`
+    named manifest, read as a bag only when it is in the bag's payload, or a base, which
+    rules out reading it as a bag). Raises :class:`UsageError`
     if it cannot be opened at all."""
     try:
         return open_source(
@@ -266,7 +267,7 @@ def open_location(location: str | os.PathLike[str], options: Options) -> Source:
             rev=options.rev,
             limits=options.limits,
             manifest=options.manifest,
-            bag=False if options.manifest or options.base else None,
+            bag=False if options.base else None,
         )
     except SourceError as exc:
         raise UsageError(str(exc)) from None

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
+from tests.archives import git_repo, tar_tree, zip_tree
 from tests.conftest import require_module, write_archive
 from tests.signing import FILES, signer_line, small_archive, ssh_key, ssh_sign
 from verifier import verify
@@ -108,3 +110,42 @@ def test_a_bag_of_anything_else_is_checked_as_before(tmp_path: Path) -> None:
     found = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
     assert found == [("manifest.mismatch", "data/evidence/a.json", None)]
     assert "[against" not in render_text(report)
+
+
+def test_manifest_option_names_the_inner_manifest(tmp_path: Path) -> None:
+    """``--manifest`` names the archive's manifest inside the payload: the bag is still read
+    as a bag (its own manifests checked), and the archive against the one named."""
+    root = small_archive(tmp_path / "bag")
+    (root / "manifest.sha256").rename(root / "SHA256SUMS")
+    (root / "evidence" / "a.json").write_text('{"a": 2}\n')
+    bagit.make_bag(str(root), checksums=["sha256"])
+    (root / "data" / "evidence" / "b.json").write_text('{"b": 3}\n')  # after bagging too
+    options = Options(manifest="SHA256SUMS", stages=frozenset({"integrity"}))
+    report = verify(root, options)
+    assert report.source is not None and report.source["kind"] == "bag"
+    found = sorted((f.code, f.path, f.manifest) for f in report.integrity.findings)
+    assert found == [
+        ("manifest.mismatch", "data/evidence/a.json", "data/SHA256SUMS"),
+        ("manifest.mismatch", "data/evidence/b.json", "data/SHA256SUMS"),
+        ("manifest.mismatch", "data/evidence/b.json", "manifest-sha256.txt"),
+    ]
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar", "git"])
+def test_a_bag_of_an_archive_in_any_container(tmp_path: Path, kind: str) -> None:
+    """The same from a bag in a zip, a tarball or a git commit (the payload read through
+    the container's own reader)."""
+    bag, trust = signed_bag(tmp_path, "record")
+    if kind == "zip":
+        location = str(zip_tree(bag, tmp_path / "bag.zip"))
+    elif kind == "tar":
+        location = str(tar_tree(bag, tmp_path / "bag.tar.gz"))
+    else:
+        git_repo(bag)
+        location = f"{bag}@HEAD"
+    report = check(Path(location), trust, stages=frozenset({"integrity"}))
+    found = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
+    assert found == [("manifest.mismatch", "data/evidence/a.json", INNER)]
+    assert [(s.name, s.status) for s in report.signatures] == [
+        ("data/manifest.sha256.sig", "verified")
+    ]
