@@ -149,3 +149,12 @@ def test_a_bag_of_an_archive_in_any_container(tmp_path: Path, kind: str) -> None
     assert [(s.name, s.status) for s in report.signatures] == [
         ("data/manifest.sha256.sig", "verified")
     ]
+
+
+def test_every_view_that_writes_a_finding_names_its_manifest(tmp_path: Path) -> None:
+    from verifier.views.check.markdown import render as render_markdown
+
+    bag, trust = signed_bag(tmp_path, "record")
+    report = check(bag, trust, stages=frozenset({"integrity"}))
+    assert f"[against {INNER}]" in render_text(report)
+    assert f"\\[against {INNER}\\]" in render_markdown(report)  # (brackets escaped)
