@@ -530,6 +530,10 @@ class Finding:
     #: the spec entry of the assertion that made this finding, when it is filed elsewhere
     #: (on the record the assertion read): ``evidence/assertions.json#/assertions/8``
     related: Related | None = None
+    #: the manifest the finding is against, when a run checks more than one archive's
+    #: manifest: a bag's own (``manifest-sha256.txt``) and the one inside its payload
+    #: (``data/manifest.sha256``); ``None``: the run's one manifest, or no manifest's
+    manifest: str | None = None
 
     @property
     def blocked(self) -> bool:
@@ -573,6 +577,7 @@ class Finding:
             ("callId", self.call_id),
             ("tool", self.tool),
             ("transcript", self.transcript),
+            ("manifest", self.manifest),
         ):
             if value is not None:
                 out[key] = value

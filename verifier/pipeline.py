@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verifier.errors import UsageError
@@ -30,12 +30,15 @@ from verifier.judge.authenticity import judge_authenticity
 from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
+from verifier.plan.manifest import normalize_name
 from verifier.plan.options import Options, check_options
 from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
-from verifier.report import Report
-from verifier.sources import Source, SourceError, open_source
+from verifier.report import Report, merge_inner
+from verifier.sources import Kind, Source, SourceError, open_source
+from verifier.sources.bagit import PAYLOAD, BagSource
 from verifier.sources.capabilities import FileDetails
+from verifier.sources.subtree import SubtreeSource
 
 
 @dataclass(slots=True)
@@ -77,6 +80,46 @@ def run_source(source: Source, root: str, options: Options = Options()) -> Run:
 
 
 def _run_source(source: Source, root: str, options: Options) -> Run:
+    inner = _archive_in_bag(source, options)
+    if inner is None:
+        return _run_one(source, root, options)
+    # A bag whose payload is an evidence archive: the bag's manifests, then the archive's
+    # own manifest and its signatures (its records are the bag's payload: validity and
+    # consistency are the bag run's), the findings marked with their manifest; what is
+    # accepted is chosen once, over both.
+    bare = replace(options, ignore=frozenset(), select=None, baseline=None)
+    outer = _run_one(source, root, replace(bare, manifest=None))  # (--manifest names the inner)
+    subtree, name = inner
+    archive = _run_one(
+        subtree, root, replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name)
+    )
+    merge_inner(outer.report, archive.report, subtree.prefix)
+    outer.report = _accept(outer.report, options)
+    outer.executors += archive.executors
+    return outer
+
+
+def _archive_in_bag(source: Source, options: Options) -> tuple[SubtreeSource, str] | None:
+    """The bag's payload as an archive of its own, when it holds its manifest (the default
+    name, or ``--manifest``'s); ``None``: not a bag, or a bag of anything else."""
+    if not isinstance(source, BagSource):
+        return None
+    name = normalize_name((options.manifest or DEFAULT_MANIFEST).replace(os.sep, "/"))
+    if name is None or source.container.kind(f"{PAYLOAD}/{name}") is not Kind.FILE:
+        return None
+    return SubtreeSource(source.container, PAYLOAD), name
+
+
+def _accept(report: Report, options: Options) -> Report:
+    if options.ignore or options.select is not None or options.baseline is not None:
+        from verifier.accept.apply import accept
+        from verifier.accept.selection import Selection
+
+        return accept(report, Selection(options.ignore, options.select), options.baseline)
+    return report
+
+
+def _run_one(source: Source, root: str, options: Options) -> Run:
     # 1. plan: the manifests, their scope, the files in order
     announce(options.progress, "manifest")
     plan = build_plan(source, root, options)
@@ -125,11 +168,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     report = judge_records(plan, facts, integrity, options)
     report.authenticity, report.signatures = authenticity, signatures
     place_findings(report, source)  # line and column of pointers, in files with findings
-    if options.ignore or options.select is not None or options.baseline is not None:
-        from verifier.accept.apply import accept
-        from verifier.accept.selection import Selection
-
-        report = accept(report, Selection(options.ignore, options.select), options.baseline)
+    report = _accept(report, options)
     per_file = source.capability(FileDetails)
     details = (
         {f.path: d for f in integrity.files if (d := per_file.details(f.path))}
@@ -219,7 +258,8 @@ def verify_source(source: Source, root: str, options: Options = Options()) -> Re
 
 def open_location(location: str | os.PathLike[str], options: Options) -> Source:
     """The source at ``location`` as ``options`` say to read it (``--rev``, the limits, a
-    named manifest or base, which rule out reading it as a bag). Raises :class:`UsageError`
+    named manifest, read as a bag only when it is in the bag's payload, or a base, which
+    rules out reading it as a bag). Raises :class:`UsageError`
     if it cannot be opened at all."""
     try:
         return open_source(
@@ -227,7 +267,7 @@ def open_location(location: str | os.PathLike[str], options: Options) -> Source:
             rev=options.rev,
             limits=options.limits,
             manifest=options.manifest,
-            bag=False if options.manifest or options.base else None,
+            bag=False if options.base else None,
         )
     except SourceError as exc:
         raise UsageError(str(exc)) from None

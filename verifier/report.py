@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -489,3 +490,47 @@ class Report:
             "files": lambda: (f.to_dict() for f in sorted(files, key=lambda f: f.path)),
         }
         return out, lists
+
+
+def merge_inner(report: Report, inner: Report, folder: str) -> None:
+    """Put the findings of an archive inside ``folder`` of the report's source (a bag's
+    payload holding its own manifest: ``inner``, its integrity and authenticity) into
+    ``report``, its paths under ``folder``; every finding of both stages names the manifest
+    it is against (``Finding.manifest``), and the inner manifest's signatures are listed
+    with the report's."""
+
+    def under(path: str) -> str:
+        return folder + path if path else folder.rstrip("/")
+
+    label = under(inner.manifest)
+
+    def moved(f: Finding) -> Finding:
+        cause = f.cause
+        return dataclasses.replace(
+            f,
+            path=under(f.path),
+            at=under(f.at) if f.at is not None else None,
+            manifest=label,
+            cause=dataclasses.replace(cause, path=under(cause.path)) if cause else None,
+        )
+
+    for outer, stage in (
+        (report.integrity, inner.integrity),
+        (report.authenticity, inner.authenticity),
+    ):
+        outer.findings = [
+            f if f.manifest is not None else dataclasses.replace(f, manifest=report.manifest)
+            for f in outer.findings
+        ]
+        outer.findings.extend(moved(f) for f in stage.findings)
+        for key, value in stage.counts.items():
+            outer.counts[key] = outer.counts.get(key, 0) + value
+    outside, within = report.authenticity, inner.authenticity
+    notes = [(report.manifest, outside.note), (label, within.note)]
+    if any(note is not None for _, note in notes):
+        outside.note = " ".join(f"{name}: {note}" for name, note in notes if note is not None)
+    outside.checked = outside.checked or within.checked
+    report.signatures = [
+        *report.signatures,
+        *(dataclasses.replace(s, name=under(s.name)) for s in inner.signatures),
+    ]

@@ -8,6 +8,7 @@ import bz2
 import gzip
 import lzma
 import struct
+import subprocess
 import tarfile
 import zipfile
 import zlib
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_tool
 from tests.hostile.archives_build import (
     BLOCK,
     END,
@@ -23,6 +25,7 @@ from tests.hostile.archives_build import (
     good_tar_members,
     gzip_bomb,
     header,
+    manifest,
     padded,
     patch,
     set_u16,
@@ -458,3 +461,57 @@ def test_a_file_with_no_signature_at_all_cannot_run(tmp_path: Path, name: str, d
 def test_a_path_that_does_not_exist_cannot_run(tmp_path: Path) -> None:
     run = check(tmp_path / "nowhere.zip")
     assert_safe(run, rc=2)
+
+
+# --- issue 34 (9): sizes past the end leave nothing behind; sparse members are not read ---
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+@pytest.mark.parametrize("size", ["past-the-end", "4-GiB"])
+@pytest.mark.parametrize("fmt", ["json", "text", "sarif"])
+def test_a_compressed_size_past_the_end_leaves_nothing(
+    tmp_path: Path, method: int, size: str, fmt: str
+) -> None:
+    """The central directory gives a member a compressed size past the end of the file: a
+    finding or a verdict, never a file left in TMPDIR or beside the zip."""
+    dest = tmp_path / "past.zip"
+    with zipfile.ZipFile(dest, "w", method) as archive:
+        archive.writestr("manifest.sha256", manifest(GOOD))
+        for name, data in GOOD.items():
+            archive.writestr(name, data)
+    at = central_offsets(dest)["evidence/study.json"] + 20
+    raw = bytearray(dest.read_bytes())
+    raw[at : at + 4] = struct.pack("<L", len(raw) + 1 if size == "past-the-end" else 0xFFFFFFFE)
+    dest.write_bytes(bytes(raw))
+    run = run_cli(["check", str(dest), "--format", fmt], watch=[tmp_path])
+    assert_safe(run, rc=1, json_report=fmt == "json")
+
+
+@pytest.mark.parametrize("fmt", ["gnu", "oldgnu", "posix"])
+def test_a_sparse_member_is_refused_unread(tmp_path: Path, fmt: str) -> None:
+    """A sparse member (GNU tar's three ways of writing one) expands to its real size when
+    extracted, not its stored one: it is never read as a file (a finding, as a special file),
+    so nothing of its real size is expanded, whatever --max-bytes says."""
+    exe = require_tool("tar")
+    root = tmp_path / "a"
+    (root / "evidence").mkdir(parents=True)
+    big = root / "evidence" / "big.bin"
+    with big.open("wb") as out:
+        out.truncate(64 * MIB)
+        out.seek(0, 2)
+        out.write(b"end\n")
+    (root / "manifest.sha256").write_text(f"{'0' * 64}  evidence/big.bin\n")
+    dest = tmp_path / "sparse.tar"
+    subprocess.run(
+        [exe, "--sparse", f"--format={fmt}", "-cf", str(dest), "-C", str(root), "."],
+        check=True,
+        capture_output=True,
+    )
+    assert dest.stat().st_size < MIB
+    run = run_cli(
+        ["check", str(dest), "--stages", "integrity", "--format", "json", "--max-bytes", "1M"],
+        watch=[tmp_path],
+    )
+    assert_safe(run, rc=1, max_rss_mib=200)
+    assert {f["code"] for f in run.findings()} & {"manifest.not-regular", "manifest.missing"}
+    assert not run.findings("manifest.mismatch")  # its bytes were never hashed

@@ -187,7 +187,7 @@ def test_tag_files_that_are_not_valid_in_their_encoding(tmp_path: Path) -> None:
     [
         "BagIt-Version : 1.0\nTag-File-Character-Encoding: UTF-8\n",
         "BagIt-Version: 1.0\nTag-File-Character-Encoding : UTF-8\n",
-        "BagIt-Version:\t1.0\nTag-File-Character-Encoding: UTF-8\n",
+        "BagIt-Version:1.0\nTag-File-Character-Encoding: UTF-8\n",  # (a tab is allowed)
         "BagIt-Version: 1.0\n\nTag-File-Character-Encoding: UTF-8\n",
         "BagIt-Version: " + "9" * 5000 + ".0\nTag-File-Character-Encoding: UTF-8\n",
         "BagIt-Version: 2.0\nTag-File-Character-Encoding: UTF-8\n",
@@ -221,7 +221,7 @@ def test_a_malformed_oxum_is_a_finding(tmp_path: Path, oxum: str) -> None:
 
 
 def test_many_bad_info_lines_are_bounded(tmp_path: Path) -> None:
-    info = "Payload-Oxum : 1.1\n" * 100_000
+    info = "not a label and a value\n" * 100_000
     bag = write_bag(tmp_path / "bag", info=info)
     run = run_cli(check(bag), watch=[bag])
     assert_safe(run, rc=1, codes=["bag.malformed"])

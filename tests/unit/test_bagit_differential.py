@@ -14,11 +14,15 @@ from __future__ import annotations
 import codecs
 import hashlib
 import logging
+import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import require_module, write_archive
 from verifier import verify
@@ -388,10 +392,97 @@ def test_bag_info_label_rules() -> None:
     tags, problems = parse_info("Source-Organization: Us\nContact-Name: A\n  continued\n")
     assert tags == {"Source-Organization": "Us", "Contact-Name": "A continued"}
     assert problems == []
-    tags, problems = parse_info("Payload-Oxum : 1.1\nBag-Size:1 KB\n  orphan?\nx\n")
-    assert [n for n, _ in problems] == [1, 2, 3, 4]
+    tags, problems = parse_info("Payload-Oxum : 1.1\nBag-Size:1 KB\n  folded\nx\n")
+    assert tags == {"Payload-Oxum": "1.1", "Bag-Size": "1 KB folded"}
+    assert [n for n, _ in problems] == [4]  # only a line with no colon, as bagit-python
     tags, problems = parse_info("External-Description:\nA: first\nA: second\n")
     assert tags == {"External-Description": "", "A": "first"} and problems == []
+
+
+# Pieces of bag-info.txt lines: what bagit-python and RFC 8493 allow, and what they do not.
+# Line breaks are LF, CR and CRLF only: bagit-python also splits at the other Unicode line
+# breaks (U+2028, form feed, ...), the one documented difference, so they are left out.
+_LABELS = st.sampled_from(
+    ["Payload-Oxum", "Bag-Size", "Contact-Name", "External Identifier", "", "A", "x y"]
+)
+_SEPARATORS = st.sampled_from([":", ": ", ":\t", " :", " : ", "\t:\t", ":  ", "::"])
+_VALUES = st.text(alphabet=st.sampled_from(list("ab1.9 \t:-\u00e9\u00a0")), min_size=0, max_size=8)
+_INDENTS = st.sampled_from([" ", "\t", "  ", "\u00a0", "\u3000"])
+_ENDS = st.sampled_from(["\n", "\r\n", "\r"])
+_LINE = st.one_of(
+    st.tuples(_LABELS, _SEPARATORS, _VALUES).map("".join),
+    st.tuples(_INDENTS, _VALUES).map("".join),  # a continuation (or an orphan)
+    st.sampled_from(["", "   ", "\t", "no colon", " indented no colon", "\ufeffBOM: x"]),
+)
+
+
+def _bagit_reads(path: Path) -> dict[str, str] | None:
+    """bagit-python's reading of a tag file (None: it refuses it), first values, blanks
+    folded to one space (it keeps a folded value's line break, the verifier a space)."""
+    try:
+        tags = bagit._load_tag_file(str(path), encoding="utf-8")
+    except bagit.BagValidationError:
+        return None
+    first = {k: v[0] if isinstance(v, list) else v for k, v in tags.items()}
+    return {k: " ".join(v.split()) for k, v in first.items()}
+
+
+def _we_read(text: str) -> dict[str, str] | None:
+    tags, problems = parse_info(text)
+    return None if problems else {k: " ".join(v.split()) for k, v in tags.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_LINE, _ENDS), max_size=8))
+def test_bag_info_is_read_as_bagit_reads_it(lines: list[tuple[str, str]]) -> None:
+    """Generated tag files: the verifier accepts exactly what bagit-python accepts, and reads
+    the same labels and values (RFC 8493 2.2.2: the colon followed by a space, a tab or, as
+    bagit-python allows, nothing; continuation lines start with whitespace)."""
+    text = "".join(line + end for line, end in lines)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bag-info.txt"
+        path.write_bytes(text.encode("utf-8"))
+        assert _we_read(text) == _bagit_reads(path), repr(text)
+
+
+_MUTATIONS: dict[str, Callable[[str], str]] = {
+    "no space": lambda t: t.replace(": ", ":"),
+    "tab": lambda t: t.replace(": ", ":\t"),
+    "space before the colon": lambda t: t.replace(": ", " : "),
+    "folded values": lambda t: t.replace(": ", ":\n  ", 2),
+    "tab folded": lambda t: re.sub(r"(?m)^(Bag-Software-Agent: \S+) ", "\\1\n\t", t),
+    "CRLF": lambda t: t.replace("\n", "\r\n"),
+    "CR": lambda t: t.replace("\n", "\r"),
+    "blank lines": lambda t: t.replace("\n", "\n\n \n"),
+    "a line with no colon": lambda t: t + "not a tag\n",
+    "an orphan at the top": lambda t: " Orphan: yes\n" + t,
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(_MUTATIONS))
+def test_a_mutated_bag_info_gets_bagits_verdict(tmp_path: Path, mutation: str) -> None:
+    """bagit-python's own bag-info.txt, mutated: the whole bag's verdict is bagit's."""
+    bag = make_bag(tmp_path / "bag", ("sha256",))
+    info = bag / "bag-info.txt"
+    info.write_bytes(_MUTATIONS[mutation](info.read_text(encoding="utf-8")).encode("utf-8"))
+    retag(bag)
+    ours = {(f.code, f.path) for f in verify(bag).findings}
+    theirs, _, _ = bagit_says(bag)
+    assert theirs is not None or mutation == "a line with no colon"
+    assert (ours == set()) is bool(theirs), ours
+    if not theirs:
+        assert ours == {("bag.malformed", "bag-info.txt")}
+
+
+@pytest.mark.parametrize("separator", [": ", ":\t"])
+def test_the_declaration_takes_a_space_or_a_tab(tmp_path: Path, separator: str) -> None:
+    """RFC 8493 2.2.2: a colon, then one space or tab; bagit-python reads both."""
+    bag = make_bag(tmp_path / "bag", ("sha256",))
+    declaration = f"BagIt-Version{separator}1.0\nTag-File-Character-Encoding{separator}UTF-8\n"
+    (bag / "bagit.txt").write_text(declaration, encoding="utf-8")
+    retag(bag)
+    assert bagit_says(bag)[0] is True
+    assert verify(bag).findings == []
 
 
 @pytest.mark.parametrize(

@@ -219,7 +219,7 @@ def test_tag_lines() -> None:
     tags, problem = parse_tags(b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n")
     assert problem is None and tags["BagIt-Version"] == "1.0"
     assert parse_tags(b"\xef\xbb\xbfBagIt-Version: 1.0\n")[1] is None  # as bagit-python
-    assert parse_tags(b"BagIt-Version : 1.0\n")[1] is not None
+    assert parse_tags(b"BagIt-Version : 1.0\n")[1] is None  # as bagit-python
     assert parse_tags(b"no colon here\n")[1] is not None
     tags, _ = parse_tags(b"Long: first\n  second\n")
     assert tags["Long"] == "first second"

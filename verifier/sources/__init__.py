@@ -54,6 +54,15 @@ def _container(location: str, rev: str | None, limits: Limits) -> Source:
     raise SourceError(f"{location} is not a directory")
 
 
+def _in_payload(manifest: str) -> str:
+    """Where a named manifest is in a bag's payload (a bag whose payload is an archive)."""
+    from verifier.plan.manifest import normalize_name
+    from verifier.sources.bagit import PAYLOAD
+
+    name = normalize_name(manifest.replace(os.sep, "/"))
+    return f"{PAYLOAD}/{name}" if name else ""
+
+
 def open_source(
     location: str | os.PathLike[str],
     rev: str | None = None,
@@ -66,7 +75,8 @@ def open_source(
     ``rev``: read this commit of the git repository at ``location``. ``manifest``: the name of
     the manifest inside the source, if not the default (a release zip with everything inside
     one folder is read from inside that folder when the manifest is there). ``bag``: read a
-    bag as a bag (default: when ``bagit.txt`` is at the root and no manifest is named).
+    bag as a bag (default: when ``bagit.txt`` is at the root and no manifest is named, or the
+    one named is in the bag's payload, ``data/``: a bag of an archive).
     """
     from verifier.sources.bagit import BAGIT_TXT, BagSource
     from verifier.sources.indexed import IndexedSource
@@ -75,7 +85,9 @@ def open_source(
     if isinstance(container, IndexedSource) and container.name != "git":
         container.reroot_for((manifest or DEFAULT_MANIFEST, BAGIT_TXT))
     if bag is None:
-        bag = manifest is None and container.kind(BAGIT_TXT) is Kind.FILE
+        bag = container.kind(BAGIT_TXT) is Kind.FILE and (
+            manifest is None or container.kind(_in_payload(manifest)) is Kind.FILE
+        )
     return BagSource(container) if bag else container
 
 

@@ -15,7 +15,7 @@ How a bag maps onto the pipeline (``docs/bagit.md`` says it for users):
 * records, schemas and the assertion spec are looked for under ``data/``, as if ``data/`` were
   the archive's root;
 * ``bagit.txt`` must be exactly ``BagIt-Version: M.N`` and ``Tag-File-Character-Encoding:
-  ENCODING`` (UTF-8, no byte-order mark); ``bag-info.txt`` must be ``Label: value`` lines, and
+  ENCODING`` (UTF-8, no byte-order mark); ``bag-info.txt`` is read as bagit-python reads it, and
   a ``Payload-Oxum`` there must equal the payload's size and file count;
 * ``fetch.txt`` is parsed and never fetched (the verifier is offline): a path that leaves
   ``data/`` is ``bag.fetch-invalid``, and a listed file it names that is absent is
@@ -63,8 +63,8 @@ _PREFERRED = ("sha256", "sha512")  # the report's manifest: the first of these p
 _MANIFEST_NAME = re.compile(r"(tag)?manifest-([^/]+)\.txt", re.IGNORECASE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _DECLARATION = re.compile(
-    r"BagIt-Version: ([0-9]+)\.([0-9]+)(?:\r\n|\r|\n)"
-    r"Tag-File-Character-Encoding: ([^\r\n]*)(?:\r\n|\r|\n)?"
+    r"BagIt-Version:[ \t]([0-9]+)\.([0-9]+)(?:\r\n|\r|\n)"
+    r"Tag-File-Character-Encoding:[ \t]([^\r\n]*)(?:\r\n|\r|\n)?"
 )
 _ENCODING_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 _OXUM = re.compile(r"([0-9]{1,20})\.([0-9]{1,20})")
@@ -133,38 +133,33 @@ def _text_encoding(name: str) -> bool:
 
 
 def parse_info(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
-    """``bag-info.txt`` (RFC 8493 2.2.2): ``Label: value`` elements, no whitespace around the
-    label, a space or tab after the colon, continuation lines indented; labels may repeat
-    (the first value is kept). The problems come with their line numbers."""
+    """``bag-info.txt`` (RFC 8493 2.2.2) read as bagit-python reads it: ``Label: value``
+    elements, the label and value trimmed of whitespace (a space, a tab or nothing after the
+    colon), a line starting with whitespace continues the element before it (at the top, it
+    starts one); labels may repeat (the first value is kept), an empty label is skipped. Only
+    a line with no colon is a problem; the problems come with their line numbers. Lines end
+    at LF, CR or CRLF only (bagit-python also splits at the other Unicode line breaks)."""
     tags: dict[str, str] = {}
     problems: list[tuple[int, str]] = []
     current: str | None = None  # the label continuation lines extend (None: a repeat's)
     in_element = False
     for number, line in enumerate(split_lines(text), 1):
-        if not line.strip():
+        if not line or line.isspace():
             continue
-        if line[0] in " \t":
-            if not in_element:
-                problems.append((number, "an indented line continues no label"))
-            elif current is not None:
+        if line[0].isspace() and in_element:
+            if current is not None:
                 tags[current] += " " + line.strip()
             continue
         in_element = False
-        name, colon, value = line.partition(":")
+        name, colon, value = line.strip().partition(":")
         if not colon:
             problems.append((number, f"the line {_show(line)} is not 'Label: value'"))
             continue
-        if not name or name != name.strip():
-            problems.append(
-                (number, f"the label {_show(name)} has whitespace around it (or is empty)")
-            )
-            continue
-        if value and value[0] not in " \t":
-            problems.append((number, f"no space or tab after the colon of {_show(name)}"))
-            continue
+        name = name.strip()
         in_element = True
-        current = None if name in tags else name
-        tags.setdefault(name, value.strip())
+        current = None if not name or name in tags else name
+        if name:
+            tags.setdefault(name, value.strip())
     return tags, problems
 
 

@@ -59,16 +59,19 @@ def location(finding: Finding, show: Callable[[str], str] = visible) -> str:
 
 def entry_note(finding: Finding, show: Callable[[str], str] = visible) -> str:
     """`` [spec entry evidence/assertions.json#/assertions/8, line 120, column 5]``: where the
-    assertion behind a finding filed on a record is declared (nothing for other findings)."""
+    assertion behind a finding filed on a record is declared (nothing for other findings);
+    `` [against data/manifest.sha256]``: the manifest it is against, when a run checked more
+    than one (a bag of an archive)."""
+    against = f" [against {show(finding.manifest)}]" if finding.manifest is not None else ""
     related = finding.related
     if related is None:
-        return ""
+        return against
     where = f"{show(related.path)}#{show(related.pointer)}"
     if related.line is not None:
         where += f", line {related.line}"
         if related.column is not None:
             where += f", column {related.column}"
-    return f" [spec entry {where}]"
+    return f" [spec entry {where}]{against}"
 
 
 def finding_line(finding: Finding) -> str:

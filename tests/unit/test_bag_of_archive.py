@@ -1,0 +1,160 @@
+"""A BagIt bag whose payload is an evidence archive with its own manifest and signature.
+
+The bag's manifests say the payload arrived as bagged; the archive's manifest and its
+signature say what was published. Both are checked: a record changed before bagging, or an
+inner signature that does not verify, fails the run, and each finding names its manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.archives import git_repo, tar_tree, zip_tree
+from tests.conftest import require_module, write_archive
+from tests.signing import FILES, signer_line, small_archive, ssh_key, ssh_sign
+from verifier import verify
+from verifier.authenticity.interface import Trust
+from verifier.plan.options import Options
+from verifier.report import Report, StageStatus
+from verifier.views.check.json_view import render
+from verifier.views.check.text import render as render_text
+
+bagit: Any = require_module("bagit", "bagit-python (the BagIt maker) is not installed")
+REPO = Path(__file__).resolve().parents[2]
+INNER = "data/manifest.sha256"
+
+
+def signed_bag(tmp_path: Path, change: str = "") -> tuple[Path, bytes]:
+    """An archive signed with a fresh key, changed as ``change`` says after signing, then
+    bagged (bagit-python hashes the payload as it is then); the bag and the trust."""
+    root = small_archive(tmp_path / "bag")
+    key = ssh_key(tmp_path / "k")
+    ssh_sign(key, root / "manifest.sha256")
+    if change == "record":
+        (root / "evidence" / "a.json").write_text('{"a": 2}\n')
+    elif change == "manifest":
+        manifest = root / "manifest.sha256"
+        manifest.write_bytes(manifest.read_bytes() + b"\n")
+    bagit.make_bag(str(root), checksums=["sha256"])
+    return root, signer_line(key).encode()
+
+
+def check(bag: Path, trust: bytes, **more: Any) -> Report:
+    return verify(bag, Options(trust=Trust(allowed_signers=trust), **more))
+
+
+def schema_valid(report: Report) -> dict[str, Any]:
+    schema = json.loads((REPO / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(render(report))
+    jsonschema.validate(data, schema)
+    return data
+
+
+def test_a_record_changed_before_bagging_fails(tmp_path: Path) -> None:
+    bag, trust = signed_bag(tmp_path, "record")
+    report = check(bag, trust)
+    assert not report.ok
+    bad = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
+    assert bad == [("manifest.mismatch", "data/evidence/a.json", INNER)]
+    assert report.integrity.findings[0].at == INNER
+    data = schema_valid(report)
+    assert [f.get("manifest") for f in data["findings"] if f["stage"] == "integrity"] == [INNER]
+    assert f"[against {INNER}]" in render_text(report)
+
+
+def test_the_inner_signature_is_checked(tmp_path: Path) -> None:
+    bag, trust = signed_bag(tmp_path, "manifest")
+    report = check(bag, trust)
+    assert report.authenticity.status is StageStatus.FAILED
+    found = [(f.code, f.path, f.manifest) for f in report.authenticity.findings]
+    assert found == [("signature.bad", "data/manifest.sha256.sig", INNER)]
+    assert [(s.name, s.status) for s in report.signatures] == [
+        ("data/manifest.sha256.sig", "failed")
+    ]
+    schema_valid(report)
+
+
+def test_a_bag_of_a_signed_archive_verifies(tmp_path: Path) -> None:
+    bag, trust = signed_bag(tmp_path)
+    report = check(bag, trust, stages=frozenset({"integrity"}))
+    assert report.ok and report.authenticity.status is StageStatus.PASSED
+    assert [(s.name, s.status) for s in report.signatures] == [
+        ("data/manifest.sha256.sig", "verified")
+    ]
+    assert report.integrity.findings == []
+    # the bag's own manifest is unsigned, and the report says so
+    assert report.authenticity.note is not None
+    assert report.authenticity.note.startswith("manifest-sha256.txt: ")
+    schema_valid(report)
+
+
+def test_what_is_accepted_is_chosen_over_both_manifests(tmp_path: Path) -> None:
+    bag, trust = signed_bag(tmp_path, "record")
+    report = check(
+        bag, trust, stages=frozenset({"integrity"}), ignore=frozenset({"manifest.mismatch"})
+    )
+    assert report.ok and report.integrity.findings == []
+    assert [a.finding.manifest for a in report.integrity.accepted] == [INNER]
+
+
+def test_a_bag_of_anything_else_is_checked_as_before(tmp_path: Path) -> None:
+    root = write_archive(tmp_path / "bag", FILES, manifest=False)
+    bagit.make_bag(str(root), checksums=["sha256"])
+    (root / "data" / "evidence" / "a.json").write_text('{"a": 2}\n')
+    report = verify(root, Options(stages=frozenset({"integrity"})))
+    found = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
+    assert found == [("manifest.mismatch", "data/evidence/a.json", None)]
+    assert "[against" not in render_text(report)
+
+
+def test_manifest_option_names_the_inner_manifest(tmp_path: Path) -> None:
+    """``--manifest`` names the archive's manifest inside the payload: the bag is still read
+    as a bag (its own manifests checked), and the archive against the one named."""
+    root = small_archive(tmp_path / "bag")
+    (root / "manifest.sha256").rename(root / "SHA256SUMS")
+    (root / "evidence" / "a.json").write_text('{"a": 2}\n')
+    bagit.make_bag(str(root), checksums=["sha256"])
+    (root / "data" / "evidence" / "b.json").write_text('{"b": 3}\n')  # after bagging too
+    options = Options(manifest="SHA256SUMS", stages=frozenset({"integrity"}))
+    report = verify(root, options)
+    assert report.source is not None and report.source["kind"] == "bag"
+    found = sorted((f.code, f.path, f.manifest) for f in report.integrity.findings)
+    assert found == [
+        ("manifest.mismatch", "data/evidence/a.json", "data/SHA256SUMS"),
+        ("manifest.mismatch", "data/evidence/b.json", "data/SHA256SUMS"),
+        ("manifest.mismatch", "data/evidence/b.json", "manifest-sha256.txt"),
+    ]
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar", "git"])
+def test_a_bag_of_an_archive_in_any_container(tmp_path: Path, kind: str) -> None:
+    """The same from a bag in a zip, a tarball or a git commit (the payload read through
+    the container's own reader)."""
+    bag, trust = signed_bag(tmp_path, "record")
+    if kind == "zip":
+        location = str(zip_tree(bag, tmp_path / "bag.zip"))
+    elif kind == "tar":
+        location = str(tar_tree(bag, tmp_path / "bag.tar.gz"))
+    else:
+        git_repo(bag)
+        location = f"{bag}@HEAD"
+    report = check(Path(location), trust, stages=frozenset({"integrity"}))
+    found = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
+    assert found == [("manifest.mismatch", "data/evidence/a.json", INNER)]
+    assert [(s.name, s.status) for s in report.signatures] == [
+        ("data/manifest.sha256.sig", "verified")
+    ]
+
+
+def test_every_view_that_writes_a_finding_names_its_manifest(tmp_path: Path) -> None:
+    from verifier.views.check.markdown import render as render_markdown
+
+    bag, trust = signed_bag(tmp_path, "record")
+    report = check(bag, trust, stages=frozenset({"integrity"}))
+    assert f"[against {INNER}]" in render_text(report)
+    assert f"\\[against {INNER}\\]" in render_markdown(report)  # (brackets escaped)
