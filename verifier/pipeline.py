@@ -88,7 +88,10 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     # consistency are the bag run's), the findings marked with their manifest; what is
     # accepted is chosen once, over both.
     bare = replace(options, ignore=frozenset(), select=None, baseline=None)
-    outer = _run_one(source, root, replace(bare, manifest=None))  # (--manifest names the inner)
+    # --manifest and --signature name the inner manifest's; a trust anchor expects its
+    # signature there (a bag's own manifest is checked against it only if signed)
+    trust = replace(options.trust, signature=None, expected_elsewhere=True)
+    outer = _run_one(source, root, replace(bare, manifest=None, trust=trust))
     subtree, name = inner
     archive = _run_one(
         subtree, root, replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name)

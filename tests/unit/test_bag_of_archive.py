@@ -158,3 +158,19 @@ def test_every_view_that_writes_a_finding_names_its_manifest(tmp_path: Path) -> 
     report = check(bag, trust, stages=frozenset({"integrity"}))
     assert f"[against {INNER}]" in render_text(report)
     assert f"\\[against {INNER}\\]" in render_markdown(report)  # (brackets escaped)
+
+
+def test_a_trust_anchor_expects_the_inner_manifests_signature(tmp_path: Path) -> None:
+    """A trust anchor expects a signature of the archive the bag holds, not of the bag's own
+    manifest (BagIt has none): a bag of a signed archive passes, a bag of an unsigned one is
+    signature.absent against the inner manifest."""
+    bag, trust = signed_bag(tmp_path / "signed")
+    report = check(bag, trust)
+    assert [f.code for f in report.authenticity.findings] == []
+    assert report.authenticity.status is StageStatus.PASSED
+    unsigned = small_archive(tmp_path / "unsigned")
+    bagit.make_bag(str(unsigned), checksums=["sha256"])
+    report = check(unsigned, trust)
+    assert report.authenticity.status is StageStatus.FAILED
+    found = [(f.code, f.manifest) for f in report.authenticity.findings]
+    assert found == [("signature.absent", INNER)]

@@ -33,6 +33,9 @@ class Trust:
     keyring: bytes | None = None  # an OpenPGP keyring, binary or armoured, for gpgv
     keyring_label: str = "the keyring"
     gpgv: str = "gpgv"  # the program (tests point it elsewhere)
+    #: a signature is expected of another manifest, not this one: a bag's own manifest, when
+    #: its payload's manifest (the evidence archive's, the one publishers sign) is checked too
+    expected_elsewhere: bool = False
 
     @property
     def anchors(self) -> tuple[str, ...]:

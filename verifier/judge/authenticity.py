@@ -32,7 +32,8 @@ def judge_authenticity(
     stage.findings.extend(refused)
     if not signatures:
         anchors = trust.anchors
-        if trust.require or (anchors and not refused):
+        expected = trust.require or (anchors and not refused)
+        if expected and not trust.expected_elsewhere:
             # a trust anchor given means a signature is expected (as ssh-keygen -Y verify
             # and cosign verify fail without one): its absence fails, never "nothing to check"
             why = "--require-signature" if trust.require else ", ".join(anchors) + " given"
