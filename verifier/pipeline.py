@@ -125,6 +125,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     report = judge_records(plan, facts, integrity, options)
     report.authenticity, report.signatures = authenticity, signatures
     place_findings(report, source)  # line and column of pointers, in files with findings
+    report.manifest_sha256 = plan.manifest_sha256 or None  # (a baseline's entries need it)
     if options.ignore or options.select is not None or options.baseline is not None:
         from verifier.accept.apply import accept
         from verifier.accept.selection import Selection
