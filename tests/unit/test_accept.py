@@ -237,6 +237,7 @@ def test_an_entry_without_a_digest_for_bytes_is_a_no_digest_finding(broken: Path
     out = accept(plain, Selection(), Baseline("b", (entry_of(unlisted),)))
     assert "manifest.unlisted" in codes(out) and NO_DIGEST in codes(out)
     assert UNMATCHED not in codes(out)
+    assert out.acceptance is not None and out.acceptance.unmatched == 0
     validate_report(out.to_dict())
     # a wrong digest in the file is refused when read
     text = written(plain).replace('"sha256": "', '"sha256": "X', 1)

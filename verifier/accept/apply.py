@@ -98,7 +98,7 @@ def accept(report: Report, selection: Selection, baseline: Baseline | None) -> R
             why = selection.why_not(finding.code)
             kept, taken = by_stage[finding.stage]
             if why is None:
-                unmatched += 1
+                unmatched += finding.code == UNMATCHED  # (a no-digest entry is its own finding)
                 kept.append(finding)
             else:
                 taken.append(Accepted(finding, why))
