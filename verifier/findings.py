@@ -257,6 +257,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.INTEGRITY,
             "a --baseline entry accepts a finding this run did not report (fixed or changed)",
         ),
+        "baseline.no-digest": (
+            Stage.INTEGRITY,
+            "a --baseline entry accepts a finding about a file's bytes but records no SHA-256 of "
+            "them (an older baseline): it accepts nothing until re-accepted",
+        ),
         # verify-evidence coverage: its own report's findings, never a check's.
         "coverage.uncovered": (
             Stage.COVERAGE,
@@ -430,6 +435,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
         "transcript.duplicate-id": Severity.ERROR,  # which entry a link means is unknown
         "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
+        "baseline.no-digest": Severity.WARNING,  # its finding counts again: an error already
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under
         "coverage.unused-excuse": Severity.WARNING,
         "coverage.unread": Severity.ERROR,  # a record not audited is never a pass

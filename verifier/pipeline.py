@@ -171,6 +171,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     report = judge_records(plan, facts, integrity, options)
     report.authenticity, report.signatures = authenticity, signatures
     place_findings(report, source)  # line and column of pointers, in files with findings
+    report.manifest_sha256 = plan.manifest_sha256 or None  # (a baseline's entries need it)
     report = _accept(report, options)
     per_file = source.capability(FileDetails)
     details = (

@@ -83,3 +83,64 @@ def test_the_human_verdict_follows_fail_on(archive: Path, tmp_path: Path) -> Non
     assert "at --fail-on warning or above)" in proc.stdout
     proc = cli(*stale, "--format", "github", "--fail-on", "warning")
     assert proc.returncode == 1 and "::error title=verify-evidence::" in proc.stdout
+
+
+def test_an_accepted_file_counts_again_when_its_bytes_change(archive: Path, tmp_path: Path) -> None:
+    """Issue 34, class 14: a baseline entry accepting an unlisted file (or a record's findings)
+    carries the SHA-256 of the bytes it was accepted for; rewritten bytes are not accepted."""
+    broken = tampered(archive)
+    stray = broken / "evidence/stray, name: 100%.json"
+    base = tmp_path / "baseline.json"
+    assert cli("check", str(broken), "--write-baseline", str(base), "-q").returncode == 0
+    assert cli("check", str(broken), "--baseline", str(base), "-q").returncode == 0  # unchanged
+    stray.write_text('{"$schema": "anything at all", "now": "other bytes"}\n', encoding="utf-8")
+    proc = cli("check", str(broken), "--baseline", str(base), "--format", "json")
+    assert proc.returncode == 1, proc.stdout
+    report = json.loads(proc.stdout)
+    validate_report(report)
+    counted = {(f["code"], f["path"]) for f in report["findings"]}
+    assert ("manifest.unlisted", "evidence/stray, name: 100%.json") in counted
+    assert ("baseline.unmatched", "evidence/stray, name: 100%.json") in counted
+    # the same bytes again: accepted again
+    stray.write_text("{}\n", encoding="utf-8")
+    assert cli("check", str(broken), "--baseline", str(base), "-q").returncode == 0
+
+
+def test_every_written_entry_about_a_file_carries_its_digest(archive: Path, tmp_path: Path) -> None:
+    broken = tampered(archive)
+    base = tmp_path / "baseline.json"
+    proc = cli("check", str(broken), "--write-baseline", str(base), "--format", "json")
+    files = {f["path"]: f["sha256"] for f in json.loads(proc.stdout)["files"] if f["sha256"]}
+    entries = json.loads(base.read_text(encoding="utf-8"))["findings"]
+    assert {e["code"] for e in entries} >= {"manifest.unlisted", "manifest.mismatch"}
+    for entry in entries:
+        assert entry["path"] in files, entry
+        assert "sha256" in entry, entry
+    unlisted = next(e for e in entries if e["code"] == "manifest.unlisted")
+    assert unlisted["sha256"] == files[unlisted["path"]]
+
+
+def test_an_older_baseline_without_digests_accepts_no_finding_about_bytes(
+    archive: Path, tmp_path: Path
+) -> None:
+    """An entry written before digests (no sha256) for a finding about a file's bytes no
+    longer accepts it: the finding counts, and a baseline.no-digest warning says to re-accept."""
+    broken = tampered(archive)
+    base = tmp_path / "baseline.json"
+    cli("check", str(broken), "--write-baseline", str(base), "-q")
+    doc = json.loads(base.read_text(encoding="utf-8"))
+    for entry in doc["findings"]:
+        entry.pop("sha256", None)
+    base.write_text(json.dumps(doc), encoding="utf-8")
+    proc = cli("check", str(broken), "--baseline", str(base), "--format", "json")
+    assert proc.returncode == 1, proc.stdout
+    report = json.loads(proc.stdout)
+    validate_report(report)
+    codes = [f["code"] for f in report["findings"]]
+    assert "manifest.unlisted" in codes and "baseline.no-digest" in codes
+    assert "baseline.unmatched" not in codes  # said once, by its own code
+    assert codes.count("baseline.no-digest") == len(doc["findings"])
+    # rewriting the baseline gives every entry its digest again
+    assert cli("check", str(broken), "--baseline", str(base), "--write-baseline",
+               str(base), "-q").returncode == 0  # fmt: skip
+    assert cli("check", str(broken), "--baseline", str(base), "-q").returncode == 0

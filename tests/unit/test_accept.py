@@ -13,8 +13,14 @@ import pytest
 from tests.acceptance.test_formats import tampered
 from tests.conftest import REPO
 from tests.hostile.harness import validate_report
-from verifier.accept.apply import UNMATCHED, accept
-from verifier.accept.baseline import Baseline, entry_of, parse_baseline, render_baseline
+from verifier.accept.apply import NO_DIGEST, UNMATCHED, accept
+from verifier.accept.baseline import (
+    Baseline,
+    Subjects,
+    entry_of,
+    parse_baseline,
+    render_baseline,
+)
 from verifier.accept.selection import Selection, parse_codes
 from verifier.errors import UsageError
 from verifier.findings import Finding
@@ -27,6 +33,12 @@ BASELINE_SCHEMA = REPO / "schemas" / "baseline.schema.json"
 
 def codes(report: Report) -> list[str]:
     return sorted(f.code for f in report.findings)
+
+
+def written(report: Report) -> str:
+    """The baseline ``check --write-baseline`` writes for ``report``'s findings."""
+    subjects = Subjects(report)
+    return render_baseline(subjects.entry(f) for f in report.findings)
 
 
 def accepted(report: Report) -> list[tuple[str, str]]:
@@ -87,7 +99,7 @@ def test_everything_ignored_passes_but_nothing_is_hidden(broken: Path) -> None:
 
 def test_a_baseline_accepts_exactly_its_findings(broken: Path) -> None:
     plain = verify(broken)
-    baseline = parse_baseline(render_baseline(plain.findings).encode(), "b.json")
+    baseline = parse_baseline(written(plain).encode(), "b.json")
     report = accept(plain, Selection(), baseline)
     assert report.ok and not report.findings
     assert report.acceptance is not None
@@ -98,22 +110,26 @@ def test_a_baseline_accepts_exactly_its_findings(broken: Path) -> None:
 
 def test_a_changed_finding_is_not_accepted_and_its_entry_is_reported(broken: Path) -> None:
     plain = verify(broken)
-    baseline = parse_baseline(render_baseline(plain.findings).encode(), "b.json")
+    baseline = parse_baseline(written(plain).encode(), "b.json")
     # the same file tampered differently: another digest, so another finding
     path = broken / "evidence/e2-hosted-original/runner-result.json"
     path.write_bytes(path.read_bytes() + b" ")
     report = verify(broken, Options(baseline=baseline))
     assert "manifest.mismatch" in codes(report)
     stale = [f for f in report.findings if f.code == UNMATCHED]
-    assert len(stale) == 1 and stale[0].path == "evidence/e2-hosted-original/runner-result.json"
+    # the mismatch's entry, and the entries of the two assertion findings read from those
+    # bytes (they were accepted for the bytes before the change: they count again)
+    assert len(stale) == 3
+    assert {f.path for f in stale} == {"evidence/e2-hosted-original/runner-result.json"}
     assert stale[0].severity.value == "warning"
-    assert report.acceptance is not None and report.acceptance.unmatched == 1
+    assert codes(report).count("assertion.failed") == 2
+    assert report.acceptance is not None and report.acceptance.unmatched == 3
     validate_report(report.to_dict())
 
 
 def test_a_fixed_finding_leaves_a_warning_that_fail_on_warning_catches(broken: Path) -> None:
     plain = verify(broken)
-    baseline = parse_baseline(render_baseline(plain.findings).encode(), "b.json")
+    baseline = parse_baseline(written(plain).encode(), "b.json")
     (broken / "evidence/stray, name: 100%.json").unlink()
     report = verify(broken, Options(baseline=baseline))
     assert UNMATCHED in codes(report)
@@ -125,7 +141,7 @@ def test_a_fixed_finding_leaves_a_warning_that_fail_on_warning_catches(broken: P
 
 def test_entries_of_stages_not_run_are_not_stale(broken: Path) -> None:
     plain = verify(broken)
-    baseline = parse_baseline(render_baseline(plain.findings).encode(), "b.json")
+    baseline = parse_baseline(written(plain).encode(), "b.json")
     report = verify(broken, Options(baseline=baseline, stages=frozenset({"integrity"})))
     assert UNMATCHED not in codes(report)
     assert report.acceptance is not None and report.acceptance.unchecked >= 1
@@ -150,7 +166,7 @@ def test_fingerprints_are_stable_and_ignore_the_line() -> None:
 
 
 def test_the_written_baseline_fits_its_schema(broken: Path) -> None:
-    text = render_baseline(verify(broken).findings)
+    text = written(verify(broken))
     assert text.isascii()
     schema = json.loads(BASELINE_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -177,3 +193,53 @@ def test_the_written_baseline_fits_its_schema(broken: Path) -> None:
 def test_bad_baseline_files_are_refused(text: bytes, why: str) -> None:
     with pytest.raises(UsageError, match="--baseline b.json: .*" + why.replace("/", ".")):
         parse_baseline(text, "b.json")
+
+
+def test_an_assertion_reading_several_files_is_pinned_to_all_of_them(broken: Path) -> None:
+    """An assertion's finding is filed on one record but judged on every file it read: its
+    entry's digest covers them all (the sha256sum lines of what it read)."""
+    plain = verify(broken)
+    subjects = Subjects(plain)
+    several = [
+        a for a in plain.assertions if a.finding is not None and len({r.path for r in a.reads}) > 1
+    ]
+    assert several, "the tampered archive has an assertion reading two files"
+    result = several[0]
+    assert result.finding is not None
+    files = {f.path: f.sha256 for f in plain.files}
+    read = sorted({r.path for r in result.reads} | {result.finding.path})
+    lines = "".join(f"{files[p]}  {p}\n" for p in read)
+    import hashlib
+
+    assert subjects.digest(result.finding) == hashlib.sha256(lines.encode()).hexdigest()
+    # a finding on one file is pinned to that file's own SHA-256
+    unlisted = next(f for f in plain.findings if f.code == "manifest.unlisted")
+    assert subjects.digest(unlisted) == files[unlisted.path]
+    # and one about no bytes the run read (a missing file) to none
+    assert subjects.digest(Finding("manifest.missing", "gone.json", "missing")) is None
+    # the manifest's own findings are pinned to the manifest's bytes
+    assert subjects.digest(Finding("manifest.malformed", "manifest.sha256", "x")) == (
+        plain.manifest_sha256
+    )
+
+
+def test_an_entry_without_a_digest_still_accepts_a_finding_about_no_bytes() -> None:
+    report = verify(REPO)
+    missing = Finding("manifest.missing", "gone.json", "missing")
+    report.integrity.findings.append(missing)
+    out = accept(report, Selection(), Baseline("b", (entry_of(missing),)))
+    assert not out.findings and out.passed
+
+
+def test_an_entry_without_a_digest_for_bytes_is_a_no_digest_finding(broken: Path) -> None:
+    plain = verify(broken)
+    unlisted = next(f for f in plain.findings if f.code == "manifest.unlisted")
+    out = accept(plain, Selection(), Baseline("b", (entry_of(unlisted),)))
+    assert "manifest.unlisted" in codes(out) and NO_DIGEST in codes(out)
+    assert UNMATCHED not in codes(out)
+    assert out.acceptance is not None and out.acceptance.unmatched == 0
+    validate_report(out.to_dict())
+    # a wrong digest in the file is refused when read
+    text = written(plain).replace('"sha256": "', '"sha256": "X', 1)
+    with pytest.raises(UsageError, match="sha256 must be 64 lowercase hex digits"):
+        parse_baseline(text.encode(), "b.json")

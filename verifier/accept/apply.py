@@ -4,19 +4,28 @@ leaves out, and findings a baseline entry matches, move from a stage's counted f
 are still in the JSON report and counted in its ``acceptance`` summary; they no longer fail a
 stage or the run. A baseline entry that matches no finding of a stage that ran is itself a
 finding (``baseline.unmatched``), so a fixed finding's entry cannot silently accept its
-return, and a stale baseline is visible."""
+return, and a stale baseline is visible.
+
+An entry for a finding about a file's bytes matches only while the bytes have the SHA-256 it
+records (:class:`~verifier.accept.baseline.Subjects`): changed bytes make the finding count
+again and the entry unmatched. An entry that records no digest for such a finding (a baseline
+written before digests) accepts nothing: the finding counts, and the entry is a
+``baseline.no-digest`` finding saying to re-accept it."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
 
-from verifier.accept.baseline import Baseline, Entry, entry_of
+from verifier.accept.baseline import Baseline, Entry, Key, Subjects
 from verifier.accept.selection import Selection
 from verifier.findings import CODES, Finding, Stage
 from verifier.report import Acceptance, Accepted, Report
 
 UNMATCHED = "baseline.unmatched"
+NO_DIGEST = "baseline.no-digest"
+#: the codes about the baseline itself (never written into one)
+ABOUT_BASELINE = frozenset({UNMATCHED, NO_DIGEST})
 
 
 def _unmatched(entry: Entry, name: str) -> Finding:
@@ -30,14 +39,26 @@ def _unmatched(entry: Entry, name: str) -> Finding:
     )
 
 
+def _no_digest(entry: Entry, name: str) -> Finding:
+    return Finding(
+        NO_DIGEST,
+        entry.path,
+        f"the baseline {name} accepts a {entry.code} finding ({entry.fingerprint}) about this "
+        "file's bytes without the SHA-256 of the bytes it was accepted for (an older baseline), "
+        "so it no longer accepts it: check the file, then re-accept it with check "
+        "--write-baseline",
+        pointer=entry.pointer,
+    )
+
+
 def accept(report: Report, selection: Selection, baseline: Baseline | None) -> Report:
     """``report`` with ``selection`` and ``baseline`` applied (a new report; the stages'
     counts are the judges' own, unchanged)."""
     if not selection.active and baseline is None:
         return report
-    remaining: Counter[tuple[str, str, str | None, str]] = Counter(
-        e.key for e in (baseline.entries if baseline else ())
-    )
+    remaining: Counter[Key] = Counter(e.key for e in (baseline.entries if baseline else ()))
+    subjects = Subjects(report) if remaining else None
+    undigested: list[Entry] = []  # entries without the digest their finding's bytes need
     ran = {s.stage for s in report.stages if not s.skipped}
     by_stage: dict[Stage, tuple[list[Finding], list[Accepted]]] = {}
     for stage in report.stages:
@@ -45,11 +66,16 @@ def accept(report: Report, selection: Selection, baseline: Baseline | None) -> R
         taken: list[Accepted] = list(stage.accepted)
         for finding in sorted(stage.findings, key=Finding.sort_key):
             why = selection.why_not(finding.code)
-            if why is None and remaining:
-                key = entry_of(finding).key
+            if why is None and subjects is not None:
+                entry = subjects.entry(finding)
+                key = entry.key
+                old = (*key[:4], None)  # an older baseline's entry for it: no digest
                 if remaining[key] > 0:
                     remaining[key] -= 1
                     why = "baseline"
+                elif entry.sha256 is not None and remaining[old] > 0:
+                    remaining[old] -= 1
+                    undigested.append(entry)
             if why is None:
                 kept.append(finding)
             else:
@@ -58,6 +84,7 @@ def accept(report: Report, selection: Selection, baseline: Baseline | None) -> R
     unmatched = unchecked = 0
     if baseline is not None:
         left = Counter(remaining)
+        stale: list[Finding] = []
         for entry in baseline.entries:
             if left[entry.key] <= 0:
                 continue
@@ -65,11 +92,13 @@ def accept(report: Report, selection: Selection, baseline: Baseline | None) -> R
             if CODES[entry.code][0] not in ran or selection.why_not(entry.code) is not None:
                 unchecked += 1  # its code was not looked for in this run
                 continue
-            finding = _unmatched(entry, baseline.name)
-            why = selection.why_not(UNMATCHED)
+            stale.append(_unmatched(entry, baseline.name))
+        stale += (_no_digest(entry, baseline.name) for entry in undigested)
+        for finding in stale:
+            why = selection.why_not(finding.code)
             kept, taken = by_stage[finding.stage]
             if why is None:
-                unmatched += 1
+                unmatched += finding.code == UNMATCHED  # (a no-digest entry is its own finding)
                 kept.append(finding)
             else:
                 taken.append(Accepted(finding, why))

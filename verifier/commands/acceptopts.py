@@ -94,38 +94,43 @@ def acceptance_options(
 
 def rewrite_baseline(report: Report, path: Path) -> Report:
     """Write the baseline accepting every finding ``report`` counts or a baseline accepted
-    (never a ``baseline.unmatched`` one), then return the report with it applied."""
-    from verifier.accept.apply import UNMATCHED, accept
-    from verifier.accept.baseline import Baseline, entry_of, render_baseline
+    (never one about the baseline itself), each entry with the digest of the bytes it is
+    about, then return the report with it applied."""
+    from verifier.accept.apply import ABOUT_BASELINE, accept
+    from verifier.accept.baseline import Baseline, Subjects, render_baseline
     from verifier.accept.selection import Selection
     from verifier.commands.output import write
 
     accepted = report.acceptance
-    findings = [f for f in report.findings if f.code != UNMATCHED]
+    findings = [f for f in report.findings if f.code not in ABOUT_BASELINE]
     findings += [a.finding for s in report.stages for a in s.accepted if a.by == "baseline"]
-    write(path, render_baseline(findings))
+    subjects = Subjects(report)
+    entries = tuple(subjects.entry(f) for f in findings)
+    write(path, render_baseline(entries))
     selection = Selection(
         frozenset(accepted.ignore) if accepted else frozenset(),
         None if accepted is None or accepted.select is None else frozenset(accepted.select),
     )
     stripped = _without_baseline(report)
-    baseline = Baseline(os.fspath(path), tuple(entry_of(f) for f in findings))
-    return accept(stripped, selection, baseline)
+    return accept(stripped, selection, Baseline(os.fspath(path), entries))
 
 
 def _without_baseline(report: Report) -> Report:
     """``report`` as if no baseline had been given (its baseline-accepted findings counted
-    again, its unmatched entries gone); ignored and not-selected findings stay accepted."""
+    again, the findings about its entries gone); ignored and not-selected findings stay
+    accepted."""
     from dataclasses import replace
 
-    from verifier.accept.apply import UNMATCHED
+    from verifier.accept.apply import ABOUT_BASELINE
 
     stages = [
         replace(
             s,
-            findings=[f for f in s.findings if f.code != UNMATCHED]
+            findings=[f for f in s.findings if f.code not in ABOUT_BASELINE]
             + [a.finding for a in s.accepted if a.by == "baseline"],
-            accepted=[a for a in s.accepted if a.by != "baseline" and a.finding.code != UNMATCHED],
+            accepted=[
+                a for a in s.accepted if a.by != "baseline" and a.finding.code not in ABOUT_BASELINE
+            ],
         )
         for s in report.stages
     ]

@@ -326,8 +326,9 @@ def coverage(
             **where,
         )
         report = audit(location, options, under, mutation)
+    report.fail_on = threshold(fail_on)  # the verdict's rule, for the views and the exit code
     emit(report, pairs, quiet, no_color)
-    return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
+    return EXIT_OK if report.passed else EXIT_FINDINGS
 
 
 def register(app: typer.Typer) -> None:

@@ -127,13 +127,14 @@ def check(
         report = check_files([os.fspath(f) for f in files], shape, leaf)
     except CannotRun as exc:
         return _cannot(str(exc))
+    report.fail_on = threshold(fail_on)  # the verdict's rule, for the views and the exit code
     if fmt is Format.AUTO and use_rich(True, no_color, color):
         from verifier.views.transcript.rich_view import show
 
         show(report, rich_console(color))
     else:
         sys.stdout.write(TRANSCRIPT["text" if fmt is Format.AUTO else fmt.value](report))
-    return EXIT_FINDINGS if report.fails(threshold(fail_on)) else EXIT_OK
+    return EXIT_OK if report.passed else EXIT_FINDINGS
 
 
 @app.command("repair")

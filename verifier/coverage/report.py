@@ -195,10 +195,24 @@ class CoverageReport:
     check_findings: int = 0  # findings of severity error in the check this audit ran
     mutation: Mutation | None = None
     fail_under: float | None = None
+    #: the lowest severity that fails the run (``--fail-on``): the exit code and every view's
+    #: verdict follow it (:attr:`passed`)
+    fail_on: Severity = field(default=Severity.ERROR, repr=False)
 
     @property
     def counts(self) -> dict[str, int]:
         return _counts([leaf for f in self.files for leaf in f.leaves])
+
+    @property
+    def passed(self) -> bool:
+        """The verdict, the one rule the exit code and every view follow: no finding reaches
+        :attr:`fail_on`."""
+        return not self.fails(self.fail_on)
+
+    @property
+    def failing(self) -> list[Finding]:
+        """The findings that fail the run (they reach :attr:`fail_on`)."""
+        return [f for f in self.findings if f.severity.reaches(self.fail_on)]
 
     @property
     def percent(self) -> float | None:
@@ -216,7 +230,8 @@ class CoverageReport:
             "manifest": self.manifest,
             "spec": self.spec,
             "catalogue": self.catalogue,
-            "passed": not self.fails(),
+            "passed": self.passed,
+            "failOn": self.fail_on.value,
             "counts": counts,
             "percent": self.percent,
             "failUnder": self.fail_under,

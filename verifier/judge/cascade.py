@@ -33,7 +33,7 @@ from verifier.fingerprint import fingerprint
 from verifier.report import Report
 
 #: consistency codes never marked: a baseline entry matching nothing is about the baseline
-_NEVER = frozenset({"baseline.unmatched"})
+_NEVER = frozenset({"baseline.unmatched", "baseline.no-digest"})
 
 
 def _file_causes(report: Report) -> dict[str, Finding]:

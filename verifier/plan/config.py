@@ -139,6 +139,10 @@ def parse_config(data: bytes, name: str, pyproject: bool) -> Config | None:
         raise UsageError(f"{name}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{name}: not valid TOML ({_short(str(exc))})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise UsageError(f"{name}: not read: its arrays or tables nest too deeply") from None
+    except ValueError:  # an integer of over 4,300 digits (int's own limit)
+        raise UsageError(f"{name}: not read: a number in it is too long to read") from None
     where = ""
     if pyproject:
         table: Any = document

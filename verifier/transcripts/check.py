@@ -85,10 +85,28 @@ class TranscriptReport:
 
     files: list[FileReport] = field(default_factory=list)
     tool_version: str = __version__
+    #: the lowest severity that fails the run (``--fail-on``): the exit code and every view's
+    #: verdict follow it (:attr:`passed`); ``ok`` stays "no error"
+    fail_on: Severity = Severity.ERROR
 
     @property
     def ok(self) -> bool:
         return all(f.ok for f in self.files)
+
+    @property
+    def passed(self) -> bool:
+        """The verdict, the one rule the exit code and every view follow: no finding of any
+        file reaches :attr:`fail_on`."""
+        return not self.fails(self.fail_on)
+
+    @property
+    def verdict(self) -> str:
+        return "passed" if self.passed else "failed"
+
+    def file_verdict(self, f: FileReport) -> str:
+        """``f``'s status as the views show it: ``failed`` when it has a finding reaching
+        :attr:`fail_on`."""
+        return "failed" if f.fails(self.fail_on) else "passed"
 
     def fails(self, threshold: Severity = Severity.ERROR) -> bool:
         """Whether a finding reaches ``threshold`` (the exit code of ``--fail-on``)."""
@@ -115,6 +133,8 @@ class TranscriptReport:
             "tool": {"name": "verify-evidence", "version": self.tool_version},
             "command": "transcript check",
             "ok": self.ok,
+            "verdict": self.verdict,
+            "failOn": self.fail_on.value,
             "summary": self.summary_line,
             "files": [f.to_dict() for f in self.files],
         }

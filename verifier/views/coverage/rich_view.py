@@ -22,7 +22,6 @@ from verifier.views.terminal import SEVERITY_STYLE, plain, rows_or_stack
 
 
 def _header(report: CoverageReport, out: Console) -> None:
-    errors = any(f.severity.value == "error" for f in report.findings)
     out.print(
         Text.assemble(
             ("verify-evidence coverage ", "bold"),
@@ -30,7 +29,7 @@ def _header(report: CoverageReport, out: Console) -> None:
             ": ",
             (visible(report.source), "cyan"),
             ": ",
-            (s.verdict(report), "bold red" if errors else "bold green"),
+            (s.verdict(report), "bold green" if report.passed else "bold red"),
         )
     )
     catalogue = visible(report.catalogue) if report.catalogue else "(none)"

@@ -16,7 +16,7 @@ from verifier.coverage.report import (
     Mutation,
 )
 from verifier.coverage.report import percent as share
-from verifier.findings import Finding
+from verifier.findings import Finding, Severity
 from verifier.json.write import dumps
 from verifier.views.findings import by_severity
 
@@ -100,5 +100,12 @@ def other_findings(report: CoverageReport) -> list[Finding]:
 
 
 def verdict(report: CoverageReport) -> str:
-    errors = sum(1 for f in report.findings if f.severity.value == "error")
-    return "passed" if errors == 0 else f"FAILED ({errors} error(s))"
+    """The verdict every view shows: :attr:`CoverageReport.passed`, the exit code's rule
+    (``--fail-on`` included)."""
+    if report.passed:
+        return "passed"
+    failing = report.failing
+    errors = sum(1 for f in failing if f.severity is Severity.ERROR)
+    if errors == len(failing):
+        return f"FAILED ({errors} error(s))"
+    return f"FAILED ({len(failing)} finding(s) at --fail-on {report.fail_on.value} or above)"

@@ -9,18 +9,25 @@ from rich.text import Text
 from verifier.transcripts.check import TranscriptReport
 from verifier.views.findings import count_line, location
 from verifier.views.terminal import SEVERITY_STYLE, grid, plain
-from verifier.views.transcript.text_view import file_detail, located, transcript_detail
+from verifier.views.transcript.text_view import (
+    file_detail,
+    located,
+    transcript_detail,
+    verdict_line,
+)
 
 
 def show(report: TranscriptReport, out: Console) -> None:
     table = grid(("transcript", "status", "read as"), box=None, pad_edge=False)
     for f in report.files:
-        status = Text("passed", "bold green") if f.ok else Text("failed", "bold red")
+        word = report.file_verdict(f)
+        status = Text(word, "bold green" if word == "passed" else "bold red")
         table.add_row(plain(f.path), status, plain(file_detail(f)))
         for t in f.transcripts:
             table.add_row("", "", plain("- " + transcript_detail(t)))
     out.print(table)
     out.print(Text(report.summary_line, style="bold"))
+    out.print(Text(verdict_line(report), style="bold green" if report.passed else "bold red"))
     findings = located(report)
     if not findings:
         out.print(Text("No findings.", style="green"))

@@ -34,14 +34,22 @@ def transcript_detail(t: dict[str, Any]) -> str:
     )
 
 
+def verdict_line(report: TranscriptReport) -> str:
+    """The run's verdict, the exit code's rule (``--fail-on`` included)."""
+    if report.passed:
+        return "Verdict: passed."
+    return f"Verdict: FAILED (a finding at --fail-on {report.fail_on.value} or above)."
+
+
 def render(report: TranscriptReport) -> str:
     lines = [f"verify-evidence {report.tool_version}: transcript check"]
     for f in report.files:
-        status = "passed" if f.ok else "failed"
+        status = report.file_verdict(f)
         lines.append(f"  {status:<7} {visible(f.path)}: {visible(file_detail(f))}")
         for t in f.transcripts:
             lines.append(f"          - {visible(transcript_detail(t))}")
     lines.append(report.summary_line)
+    lines.append(verdict_line(report))
     findings = located(report)
     if findings:
         lines.append(count_line(findings) + ":")
