@@ -132,5 +132,5 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
         return [Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)]
     return [
         Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
-        for p in pair(entries).problems
+        for p in pair(entries, len(messages)).problems
     ]

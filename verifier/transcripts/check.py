@@ -239,7 +239,7 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
             index=exc.index,
         )
         raise Malformed(finding, chosen.name, source) from None
-    return Loaded(document, chosen, source, entries, pair(entries))
+    return Loaded(document, chosen, source, entries, pair(entries, len(document.messages)))
 
 
 def _fits_nothing() -> str:

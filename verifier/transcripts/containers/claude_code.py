@@ -226,6 +226,7 @@ class ClaudeCode(Reader):
         used = {v.get("uuid") for v in values if isinstance(v, dict)}
         for t, pairing in plan:
             origin: list[list[tuple[int, str]]] = t.repair
+            after = max((r for rows in origin for r, _ in rows), default=-1) + 1
             for call, at in pairing.dangling:
                 row = origin[call.index][call.slot][0]
                 line = self._line(values[row], call, used)
@@ -233,7 +234,7 @@ class ClaudeCode(Reader):
                 if closing:
                     k = closing[min(at.slot, len(closing) - 1)][0]
                 else:  # the end of the path: after its last line, whatever follows in the file
-                    k = max(r for rows in origin for r, _ in rows) + 1
+                    k = after
                     line["parentUuid"] = FIXED
                 before.setdefault(k, []).append(line)
         # link each new line in front of the line it precedes (or after the path's last line,

@@ -188,7 +188,6 @@ class OpenHandsEvents(Shape):
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         made = messages[call.index]
-        ids = [v for m in messages if isinstance(m, dict) and isinstance(v := m.get("id"), int)]
         out: dict[str, Any] = {
             "id": None,  # numbered by the writer, after the largest id
             "source": "environment",
@@ -200,7 +199,6 @@ class OpenHandsEvents(Shape):
         }
         if "tool_call_metadata" in made:
             out["tool_call_metadata"] = made["tool_call_metadata"]
-        out["id"] = (max(ids) if ids else 0) + 1
         return out
 
 

@@ -83,7 +83,7 @@ def check_transcripts(transcripts: list[Transcript], path: str) -> list[Checked]
     seen: set[tuple[Any, ...]] = set()
     ordered = sorted(transcripts, key=lambda t: not t.active)  # active paths first
     for t in ordered:
-        pairing = pair(t.entries)
+        pairing = pair(t.entries, len(t.messages))
         problems = sorted([*t.problems, *pairing.problems], key=Problem.sort_key)
         if not t.active:
             problems = [p for p in problems if _key(p, t) not in seen]
