@@ -23,7 +23,7 @@ from typing import Any
 
 from verifier.findings import Finding
 from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
-from verifier.transcripts.pairing import MALFORMED, pair
+from verifier.transcripts.pairing import MALFORMED, Problem, pair
 
 RECORD_KIND = "transcript"
 #: a record declaring this schema is a harness container (``container`` names its reader)
@@ -132,5 +132,8 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
         return [Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)]
     return [
         Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
-        for p in pair(entries, len(messages)).problems
+        for p in sorted(
+            [*shape.id_problems(messages), *pair(entries, len(messages)).problems],
+            key=Problem.sort_key,
+        )
     ]

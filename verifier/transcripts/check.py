@@ -17,7 +17,7 @@ from verifier.findings import Finding, Severity
 from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.containers import CONTAINERS
 from verifier.transcripts.document import Document, DocumentError, parse
-from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, pair
+from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, Problem, pair
 from verifier.version import __version__
 
 
@@ -129,10 +129,11 @@ class Loaded:
     shape_source: str
     entries: list[Entry]
     pairing: Pairing
+    problems: list[Problem] = field(default_factory=list)  # the shape's own (duplicate ids)
 
     def findings(self) -> list[Finding]:
         out = []
-        for p in self.pairing.problems:
+        for p in sorted([*self.problems, *self.pairing.problems], key=Problem.sort_key):
             line, pointer = self.document.locate(p.index, p.pointer)
             out.append(
                 Finding(
@@ -239,7 +240,8 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
             index=exc.index,
         )
         raise Malformed(finding, chosen.name, source) from None
-    return Loaded(document, chosen, source, entries, pair(entries, len(document.messages)))
+    pairing = pair(entries, len(document.messages))
+    return Loaded(document, chosen, source, entries, pairing, chosen.id_problems(document.messages))
 
 
 def _fits_nothing() -> str:

@@ -216,7 +216,10 @@ class ClaudeCode(Reader):
             row, inner = origin[index][min(slot, len(origin[index]) - 1)]
             return parsed.lines[row], inner if pointer else inner.rsplit("/content", 1)[0] or None
 
-        return Transcript(label, ANTHROPIC, messages, entries, locate, active, meta, repair=origin)
+        problems = ANTHROPIC.id_problems(messages)
+        return Transcript(
+            label, ANTHROPIC, messages, entries, locate, active, meta, problems, origin
+        )
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         """Only adds: each synthetic result is a new line; the line it precedes is linked to

@@ -143,7 +143,10 @@ def one_history(
             return None, f"{base}/{index}{pointer}"
         return None, end_pointer
 
-    return Transcript(name, shape, messages, entries, locate, True, dict(meta or {}), repair=True)
+    problems = shape.id_problems(messages)
+    return Transcript(
+        name, shape, messages, entries, locate, True, dict(meta or {}), problems, repair=True
+    )
 
 
 __all__ = [

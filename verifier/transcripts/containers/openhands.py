@@ -14,6 +14,10 @@
   never sent again (the user never answered) stays a call.
 * A ``message`` action (from the user or the agent) starts a new turn; so does a call that
   comes from a new model response (``tool_call_metadata.model_response.id``).
+* Event ids are unique (the stream numbers every event it adds): two events with one id are
+  ``transcript.duplicate-id`` (an observation's ``cause`` could mean either); both are read.
+  The ``null`` observation an older output pairs with an action that had none is a
+  placeholder, not an event of the stream, and its id is not counted.
 * The harness's own endings: a ``finish`` action ends the run and waits for no observation;
   an ``agent_state_changed`` observation to ``stopped``, ``error``, ``paused`` or
   ``rejected`` ends every call still open; the ``error`` observation the controller writes
@@ -38,7 +42,7 @@ from verifier.transcripts.containers.interface import (
     Transcript,
     one_history,
 )
-from verifier.transcripts.interface import Shape, ShapeError, message_at
+from verifier.transcripts.interface import Shape, ShapeError, duplicate_ids, message_at
 from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
     Boundary,
@@ -47,6 +51,7 @@ from verifier.transcripts.pairing import (
     Entry,
     Pairing,
     Part,
+    Problem,
     Result,
     marker_like,
 )
@@ -185,6 +190,18 @@ class OpenHandsEvents(Shape):
                     )
             out.append(Entry(i, str(ev.get("source")), tuple(parts)))
         return out
+
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        uses = [
+            (key, i, "/id")
+            for i, m in enumerate(messages)
+            if isinstance(m, dict)
+            and m.get("observation") != "null"  # a placeholder pair, not an event of the stream
+            and (key := _key(m.get("id"))) is not None
+        ]
+        return duplicate_ids(
+            uses, "event id", "an observation's cause names one event, which is now unknown"
+        )
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         made = messages[call.index]
