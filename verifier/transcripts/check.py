@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.findings import Finding, Severity
-from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts import (
+    SHAPES,
+    Shape,
+    ShapeError,
+    UndetectableShape,
+    call_marks,
+    detect,
+)
 from verifier.transcripts.containers import CONTAINERS
 from verifier.transcripts.document import Document, DocumentError, parse
 from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, Problem, pair
@@ -223,7 +230,7 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         try:
             chosen, told = detect(document.messages)
         except UndetectableShape as exc:
-            text = str(exc) if exc.code != MALFORMED else _fits_nothing()
+            text = str(exc) if exc.code != MALFORMED or exc.told else _fits_nothing()
             finding = Finding(exc.code, IN_FILE, f"Not read as a transcript: {text}.")
             raise Malformed(finding, None, "none") from None
         source = "detected" if told else "assumed"
@@ -262,8 +269,9 @@ def check_bytes(data: bytes, path: str, shape: str | None = None, leaf: bool = F
     if shape is not None and shape not in CONTAINERS:
         shape_named(shape)
     report = _check_bytes(data, path, shape, leaf)
-    if shape is not None and not report.calls and not report.results and report.ok:
-        report.findings.extend(_unfit(data, path, shape))
+    read_as = shape or report.shape
+    if read_as is not None and not report.calls and not report.results and report.ok:
+        report.findings.extend(_unfit(data, path, read_as))
     return report
 
 
@@ -290,7 +298,18 @@ def _unfit(data: bytes, path: str, shape: str) -> list[Finding]:
             if s.name != shape and s.features(messages) and _holds_traffic(s, messages)
         )
     if not others:
-        return []
+        lists = message_lists(parsed.value, parsed.is_lines)
+        mark = next((m for _, ms in lists if (m := call_marks(ms)) is not None), None)
+        if mark is None:
+            return []
+        return [
+            Finding(
+                MALFORMED,
+                IN_FILE,
+                f"Not a {shape} transcript: read as {shape} it holds no tool call and no "
+                f"result, but the file shows one ({mark}); name the shape it is in.",
+            )
+        ]
     return [
         Finding(
             MALFORMED,
