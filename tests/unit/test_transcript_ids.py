@@ -184,3 +184,34 @@ def test_a_swe_agent_call_id_may_come_back_once_answered() -> None:
     user = {"role": "user", "content": "go", "message_type": "observation"}
     traj = {"trajectory": [], "history": [user, call, done, user, call, done], "info": {}}
     assert codes(check(traj)) == ["transcript.reused-answered-id"]
+
+
+def test_a_claude_code_message_line_without_a_uuid_is_a_finding() -> None:
+    # main skipped it as if it were a summary line: its dangling call was never seen, exit 0
+    use = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}]
+    rows = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": "go"},
+        },
+        {
+            "type": "assistant",
+            "parentUuid": "u1",
+            "message": {"id": "m1", "role": "assistant", "content": use},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "u1",
+            "message": {
+                "id": "m2",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "done"}],
+            },
+        },
+    ]
+    report = check(rows, "s.jsonl")
+    assert [(f.code, f.line) for f in report.findings] == [("transcript.malformed", 2)]
+    assert report.fails(Severity.ERROR)

@@ -42,11 +42,13 @@ from verifier.transcripts.containers.tree import (
 )
 from verifier.transcripts.interface import ShapeError, text_of
 from verifier.transcripts.pairing import (
+    MALFORMED,
     Boundary,
     Ending,
     Entry,
     Pairing,
     Part,
+    Problem,
     Result,
     marker_like,
 )
@@ -88,6 +90,7 @@ class ClaudeCode(Reader):
     def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
         values = parsed.value
         nodes: list[Node] = []
+        loose: list[Problem] = []  # message lines no path can hold: told, never dropped
         for k, v in enumerate(values):
             if not isinstance(v, dict):
                 raise ContainerError(
@@ -95,6 +98,20 @@ class ClaudeCode(Reader):
                 )
             key = v.get("uuid")
             if not isinstance(key, str):
+                if _message(v) is not None:
+                    loose.append(
+                        Problem(
+                            MALFORMED,
+                            0,
+                            0,
+                            "",
+                            "",
+                            f"line {parsed.lines[k]}: a message line ({v['type']}) has no "
+                            "'uuid' string, so it is on no path and its calls and results "
+                            "were not checked",
+                            line=parsed.lines[k],
+                        )
+                    )
                 continue  # summaries, file-history snapshots: not part of the tree
             parent = v.get("parentUuid")
             if not isinstance(parent, str):
@@ -154,10 +171,11 @@ class ClaudeCode(Reader):
                 meta = {"leaf": leaf, "sidechain": side}
                 out.append(self._transcript(parsed, list(p.members), label, p.active, meta))
                 out[-1].problems.extend(skipped_problem(p))
-        twice = duplicate_problems(nodes, lambda k: parsed.lines[k], "uuid")
+        twice = [*duplicate_problems(nodes, lambda k: parsed.lines[k], "uuid"), *loose]
         if twice and out:  # the file's, told once: on the first active path
             next(t for t in out if t.active).problems.extend(twice)
-        return out
+        elif loose:
+            raise ContainerError(loose[0].message, line=loose[0].line)
         return out
 
     def _transcript(
