@@ -215,3 +215,26 @@ def test_a_claude_code_message_line_without_a_uuid_is_a_finding() -> None:
     report = check(rows, "s.jsonl")
     assert [(f.code, f.line) for f in report.findings] == [("transcript.malformed", 2)]
     assert report.fails(Severity.ERROR)
+
+
+def test_an_openhands_action_reusing_an_awaiting_calls_tool_call_id_does_not_hide_it() -> None:
+    # main took any later action with the same tool_call_id as the awaiting one sent again
+    # after confirmation, so the awaiting 'rm' was no call at all
+    def action(i: int, cmd: str, state: str) -> dict[str, Any]:
+        return {
+            "id": i,
+            "source": "agent",
+            "action": "run",
+            "args": {"command": cmd, "confirmation_state": state},
+            "tool_call_metadata": {"function_name": "execute_bash", "tool_call_id": "X"},
+        }
+
+    seen = {"id": 3, "source": "agent", "observation": "run", "content": "ok", "cause": 2}
+    events = [action(1, "rm -rf /", "awaiting_confirmation"), action(2, "ls", "confirmed"), seen]
+    report = check(events, "events.json")
+    assert report.calls == 2
+    assert "transcript.dangling-call" in codes(report)
+    # the same action sent again once confirmed is still one call
+    events[1] = action(2, "rm -rf /", "confirmed")
+    again = check(events, "events.json")
+    assert again.calls == 1 and not again.findings

@@ -89,3 +89,11 @@ def test_an_archive_record_holding_one_output_line_is_read_as_that_line(named: b
         record["container"] = "openhands-output"
     got = check_transcript_record("r.json", record)
     assert [f.code for f in got] == ["transcript.dangling-call"]
+
+
+def test_an_inspect_eval_zip_on_standard_input_reads_as_the_file() -> None:
+    from tests.unit.test_transcript_containers import _eval, _samples
+
+    data = _eval(_samples())
+    assert _seen(check_bytes(data, "-")) == _seen(check_bytes(data, "run.eval"))
+    assert check_bytes(data, "-").shape == "inspect"

@@ -79,19 +79,19 @@ def _is_call(event: dict[str, Any]) -> bool:
 
 
 def _resent_key(event: dict[str, Any]) -> str:
-    """What identifies an action sent again after confirmation: its tool call id, else the
-    action and its arguments without their confirmation state."""
+    """What identifies an action sent again after confirmation: the action and its arguments
+    without their confirmation state, and its tool call id (the controller sends the same
+    action object again, so all of these match; another action reusing the tool call id is
+    not the one sent again, and stays a call of its own)."""
     meta = event.get("tool_call_metadata")
     cid = meta.get("tool_call_id") if isinstance(meta, dict) else None
-    if isinstance(cid, str):
-        return "id:" + cid
     args = event.get("args")
     args = (
         {k: v for k, v in args.items() if k != "confirmation_state"}
         if isinstance(args, dict)
         else args
     )
-    return "args:" + dumps([event.get("action"), args], separators=(",", ":"))
+    return dumps([cid, event.get("action"), args], separators=(",", ":"))
 
 
 def _awaiting_resent(events: list[Any]) -> set[int]:
