@@ -46,6 +46,11 @@ HOSTILE: dict[str, object] = {
         {"role": "user", "content": "x"},
     ],
     # an Anthropic tool_use in a message without a role
+    # empty call members mark no call: a plain history, read as one, with no finding
+    "empty-tool-calls": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello", "tool_calls": [], "function_call": None},
+    ],
     "anthropic-call-without-role": {
         "messages": [
             {"role": "user", "content": "go"},
@@ -92,7 +97,7 @@ def _marks(data: bytes, name: str) -> bool:
     while todo:
         value = todo.pop()
         if isinstance(value, dict):
-            if MARKS & value.keys() or any(
+            if any(value[k] not in (None, "", [], {}) for k in MARKS & value.keys()) or any(
                 isinstance(value.get(k), str) and value[k] in MARKS
                 for k in ("type", "part_kind", "role")
             ):
@@ -125,3 +130,6 @@ def test_no_reading_is_a_silent_guess(name: str, data: bytes, stdin: bool) -> No
         assert [f.code for f in detected.findings] == ["transcript.ambiguous-shape"], readings
     elif _traffic(detected):
         assert readings == {(detected.shape, detected.calls, detected.results)}
+    if not holds:  # nothing to read: no reading may call it a problem of reading
+        framing = [s for s, r in reports.items() if any(f.code in FRAMING for f in r.findings)]
+        assert None not in framing or not detected.messages, framing

@@ -76,7 +76,8 @@ _CALL_KINDS = frozenset(
 def _marked(obj: Any) -> str | None:
     if not isinstance(obj, dict):
         return None
-    key = next((k for k in sorted(_CALL_KEYS) if k in obj), None)
+    # a member that is there but empty (``"tool_calls": []``, ``null``) marks nothing
+    key = next((k for k in sorted(_CALL_KEYS) if obj.get(k) not in (None, "", [], {})), None)
     if key is not None:
         return repr(key)
     kind = obj.get("type", obj.get("part_kind"))
