@@ -239,8 +239,8 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         "transcript.duplicate-id": (
             Stage.VALIDITY,
             "two entries of a history carry the same id (a tree's entry id or uuid, an event, "
-            "step or item id): each was read as an entry of its own, but a link to that id is "
-            "ambiguous",
+            "step, message or item id, an Anthropic tool_use id): each was read as an entry of "
+            "its own, but a link to that id is ambiguous",
         ),
         "transcript.unmatched-pattern": (
             Stage.VALIDITY,
