@@ -11,9 +11,11 @@ An example is marked by an HTML comment naming the command, right before the blo
 or, for output shown rendered (a Markdown table), closed by ``<!-- /output -->``. The command
 runs (``python -m verifier``) in a temporary copy of the bundled archive, with plain text
 (``NO_COLOR``, 100 columns) and ``SOURCE_DATE_EPOCH=0``; the block must equal its output,
-with ``(exit N)`` as its last line when the command exits non-zero. Only the version after
-``verify-evidence`` is normalised. ``tamper: PATH`` after the command appends a line feed to
-PATH in the copy first (a changed file, for an example of a failure). The copy also holds
+what it writes on standard error after what it writes on standard output, and ``(exit N)`` as
+its last line when the command exits non-zero. Only the version after ``verify-evidence`` is
+normalised. ``| tamper: PATH`` after the command appends a line feed to PATH in the copy first
+(a changed file, for an example of a failure); ``| crlf: PATH`` turns its LF line endings
+into CRLF (a file hashed on a Windows checkout). The copy also holds
 ``tests/cases`` when the command names a file there. ``VERIFIER_UPDATE_GOLDEN=1`` rewrites
 the blocks (refused under CI)."""
 
@@ -43,7 +45,7 @@ VERSION = re.compile(r"(verify-evidence )\d+\.\d+\.\d+\S*?(?=[:\s])")
 class Example:
     page: Path
     command: str
-    tamper: str | None
+    change: tuple[str, str] | None  # ("tamper" or "crlf", the path it changes)
     start: int  # where the shown output starts in the page's text
     end: int  # where it ends
     shown: str
@@ -59,7 +61,9 @@ def examples(page: Path) -> list[Example]:
     found = []
     for marker in MARKER.finditer(text):
         spec = marker.group("spec")
-        command, _, tamper = spec.partition(" | tamper: ")
+        command, _, directive = spec.partition(" | ")
+        how, _, path = directive.partition(": ")
+        assert how in ("", "tamper", "crlf"), f"{page.name}: unknown directive {directive!r}"
         at = marker.end()
         fenced = FENCED.match(text, at)
         if fenced:
@@ -67,9 +71,8 @@ def examples(page: Path) -> list[Example]:
         else:
             close = text.index(CLOSED, at)
             start, end = at, close
-        found.append(
-            Example(page, command, tamper or None, start, end, text[start:end], bool(fenced))
-        )
+        change = (how, path) if how else None
+        found.append(Example(page, command, change, start, end, text[start:end], bool(fenced)))
     return found
 
 
@@ -87,9 +90,11 @@ def run(example: Example, tmp_path: Path) -> str:
             shutil.copy2(source, work / part)
     if "tests/cases/" in example.command:
         shutil.copytree(REPO / "tests" / "cases", work / "tests" / "cases")
-    if example.tamper:
-        with (work / example.tamper).open("ab") as changed:
-            changed.write(b"\n")
+    if example.change:
+        how, path = example.change
+        changed = work / path
+        data = changed.read_bytes()
+        changed.write_bytes(data + b"\n" if how == "tamper" else data.replace(b"\n", b"\r\n"))
     args = shlex.split(example.command)
     assert args[0] == "verify-evidence", example.command
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
@@ -105,7 +110,7 @@ def run(example: Example, tmp_path: Path) -> str:
         timeout=300,
     )
     assert proc.returncode in (0, 1), proc.stderr
-    out = proc.stdout
+    out = proc.stdout + proc.stderr
     if example.fenced:
         out = f"$ {example.command}\n{out}"
     if proc.returncode:
