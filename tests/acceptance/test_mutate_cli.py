@@ -1,5 +1,5 @@
 """``verify-evidence coverage --mutate`` through the real CLI: JSON valid against
-schemas/coverage.schema.json, the exit code follows the survivors, the same bytes whatever
+verifier/schemas/coverage.schema.json, the exit code follows the survivors, the same bytes whatever
 the hash seed and the worker count, the source (a folder or a zip) never written and the
 scratch copy removed (the hostile harness watches both and an empty TMPDIR), and bad
 values of the mutation options exit 2 with one line."""
