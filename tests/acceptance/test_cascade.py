@@ -27,7 +27,7 @@ E2 = "evidence/e2-hosted-original/runner-result.json"
 def _schema() -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     return Draft202012Validator(schema)
 
 

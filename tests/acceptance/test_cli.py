@@ -45,7 +45,7 @@ def test_json_report_validates_against_its_schema_and_is_deterministic(tmp_path:
     second = cli("check", "--format", "json", cwd=REPO)
     assert first.returncode == second.returncode == 0
     assert first.stdout == second.stdout
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     report = json.loads(first.stdout)
     Draft202012Validator(schema).validate(report)
     assert report["ok"] is True
@@ -55,7 +55,7 @@ def test_json_report_validates_against_its_schema_and_is_deterministic(tmp_path:
 def test_the_report_schema_lists_every_finding_code() -> None:
     from verifier.findings import CODES, Stage
 
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     check_codes = {code for code, (stage, _) in CODES.items() if stage is not Stage.COVERAGE}
     assert set(schema["$defs"]["finding"]["properties"]["code"]["enum"]) == check_codes
     guide = (REPO / "docs" / "finding-codes.md").read_text(encoding="utf-8")

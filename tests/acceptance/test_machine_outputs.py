@@ -20,7 +20,7 @@ from verifier.views.check import CHECK
 def _schema_ok(report: dict[str, object]) -> None:
     from jsonschema import Draft202012Validator
 
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator(schema).validate(report)
 
 

@@ -140,7 +140,7 @@ def test_no_format_aggregates_cases(fmt: str, case: str | None) -> None:
 
 def test_json_validates_against_its_schema() -> None:
     schemas = {
-        n: json.loads((REPO / "schemas" / n).read_text(encoding="utf-8"))
+        n: json.loads((REPO / "verifier" / "schemas" / n).read_text(encoding="utf-8"))
         for n in ("table.schema.json", "report.schema.json")
     }
     registry: Registry[Any] = Registry().with_resources(

@@ -24,7 +24,9 @@ def cases() -> list[Path]:
 
 
 def test_every_container_report_validates_against_the_schema() -> None:
-    schema = json.loads((REPO / "schemas/transcript-report.schema.json").read_text("utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/transcript-report.schema.json").read_text("utf-8")
+    )
     proc = cli("check", *cases(), "--format", "json")
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)

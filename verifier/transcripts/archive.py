@@ -22,12 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.findings import Finding
+from verifier.schema import own as own_schemas
 from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.pairing import MALFORMED, Problem, pair
 
 RECORD_KIND = "transcript"
 #: a record declaring this schema is a harness container (``container`` names its reader)
-CONTAINER_SCHEMA = "https://verifier.invalid/schemas/transcript-container.schema.json"
+CONTAINER_SCHEMA = own_schemas.schema_id(own_schemas.TRANSCRIPT_CONTAINER)
 
 
 def shape_of(messages: list[Any]) -> Shape:

@@ -36,7 +36,7 @@ IN_FILE = ""  # the path of a transcript's findings: the file's report names the
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
-    """A finding as ``schemas/transcript-report.schema.json`` has it: without a path, which
+    """A finding as ``verifier/schemas/transcript-report.schema.json`` has it: without a path, which
     the file's entry gives."""
     out = finding.to_dict()
     del out["path"]
