@@ -26,6 +26,7 @@ import yaml  # type: ignore[import-untyped]
 
 from tests.acceptance.test_formats import tampered
 from tests.conftest import REPO
+from verifier.authoring.ci import ACTION as ACTION_REF
 
 ACTION = REPO / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -164,6 +165,16 @@ def run_action(workspace: Path, tmp: Path, **given: str) -> Runner:
     runner = Runner(workspace, tmp, inputs)
     runner.run()
     return runner
+
+
+def run_uses_step(step: dict[str, Any], workspace: Path, tmp: Path) -> Runner:
+    """A workflow's step ``uses: OWNER/verify-evidence@v1`` with its ``with:`` inputs."""
+    assert step["uses"] == ACTION_REF
+    given = {
+        k: "true" if v is True else "false" if v is False else str(v)
+        for k, v in step.get("with", {}).items()
+    }
+    return run_action(workspace, tmp, **given)
 
 
 def test_expressions_only_where_the_runner_evaluates_them() -> None:

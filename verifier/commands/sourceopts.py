@@ -67,9 +67,9 @@ ExecutorOpt = Annotated[
         metavar="NAME",
         help=f"Where each file is inspected: {', '.join(CHOICES)}. auto (the default): local "
         "processes when the archive is large enough (threads for a few large files to hash), "
-        "else this process; dask needs "
-        "'pip install \"verify-evidence[dask]\"' and runs on a local cluster of --jobs workers, or on "
-        "the cluster at --scheduler. The report is the same whichever runs.",
+        "else this process; dask needs 'pip install \"verify-evidence[dask]\"' and runs on a "
+        "local cluster of --jobs workers, or on the cluster at --scheduler. The report is the "
+        "same whichever runs.",
     ),
 ]
 SchedulerOpt = Annotated[
