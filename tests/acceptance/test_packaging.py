@@ -16,6 +16,7 @@ from __future__ import annotations
 import email.parser
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,44 @@ from verifier.version import __version__
 IGNORE = shutil.ignore_patterns(
     ".*", "__pycache__", "*.pyc", "*.egg-info", "build", "dist", "node_modules"
 )
+
+
+# a pip requirement naming the import package as if it were the distribution (PyPI's
+# "verifier" is another project): "verifier[dask]", "verifier==0.1", "verifier @ git+...",
+# "pip install verifier"
+WRONG_NAME = re.compile(r"(?<![\w./-])verifier(\[|==|\s@\s)|pip install\s+['\"]?verifier\b(?!-)")
+# where install hints are: the package (messages, help, templates), docs, examples, CI, the
+# benchmarks, the pre-commit hooks, the action (README.md is rewritten apart, issue 36)
+HINTED = (
+    "verifier",
+    "docs",
+    "examples",
+    "benchmarks",
+    ".ci",
+    ".pre-commit-hooks.yaml",
+    "action.yml",
+)
+
+
+def test_every_install_hint_names_the_distribution() -> None:
+    """Each ``pip install`` hint or requirement names ``verify-evidence``, never ``verifier``."""
+    wrong: list[str] = []
+    looked = 0
+    for part in HINTED:
+        root = REPO / part
+        for path in [root] if root.is_file() else sorted(root.rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+            looked += 1
+            for n, line in enumerate(text.splitlines(), 1):
+                if WRONG_NAME.search(line):
+                    wrong.append(f"{path.relative_to(REPO)}:{n}: {line.strip()}")
+    assert looked > 100  # it read the package at least
+    assert not wrong, "\n".join(wrong)
 
 
 def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:

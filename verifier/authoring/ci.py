@@ -62,8 +62,8 @@ jobs:
 _PRE_COMMIT = """\
 # Verify the evidence archive before each commit that touches it.
 # Written by 'verify-evidence init --pre-commit'. It runs the verify-evidence on PATH
-# (language: system): install the verifier first. pre-commit stashes unstaged changes,
-# so the check reads what is being committed.
+# (language: system): install it first (pip install verify-evidence). pre-commit stashes
+# unstaged changes, so the check reads what is being committed.
 repos:
   - repo: local
     hooks:
