@@ -107,7 +107,13 @@ def test_the_github_workflow_runs_as_written(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "install", ["verify-evidence==0.1.0", "verify-evidence @ git+https://example.invalid/v@1"]
+    "install",
+    [
+        "verify-evidence==0.1.0",
+        "verify-evidence @ git+https://example.invalid/v@1",
+        'x", summary: "false',  # stays one YAML value: no input of its own
+        "$(touch pwned) # \\",
+    ],
 )
 def test_the_github_workflow_installs_what_install_names(install: str, tmp_path: Path) -> None:
     target = tmp_path / "c"
@@ -116,9 +122,11 @@ def test_the_github_workflow_installs_what_install_names(install: str, tmp_path:
     (job,) = yaml.safe_load(text)["jobs"].values()
     (verify,) = [s for s in job["steps"] if s.get("uses") == ACTION_REF]
     assert verify["with"]["package"] == install
+    assert verify["with"]["summary"] == "true"
     runner = run_uses_step(verify, target, tmp_path / "runner")
     assert runner.install_calls()[1][-2:] == ["--", install]  # one argument to pip
     assert runner.action_outputs()["verdict"] == "passed"
+    assert not list(tmp_path.rglob("pwned"))
 
 
 def test_the_pre_commit_hook_runs_as_written(tmp_path: Path) -> None:
