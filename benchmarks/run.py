@@ -653,7 +653,7 @@ def main() -> None:
     parser.add_argument(
         "--readme",
         action="store_true",
-        help="print only, at the end, the Markdown block the README's Performance section takes",
+        help="print only, at the end, the Markdown block docs/performance.md takes",
     )
     parser.add_argument(
         "--write-readme",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import hashlib
 import io
@@ -173,7 +174,17 @@ def test_html_is_one_self_contained_page() -> None:
         assert name not in {"src", "srcset", "action"}
         if name == "href":
             assert value is not None and value.startswith("#")
-    assert "url(" not in page and "@import" not in page and "http" not in page
+    assert "url(" not in page and "@import" not in page
+    assert "http:" not in page and "https:" not in page and "//" not in page
+    # A strict CSP: the page's own style sheet (by its digest) and nothing else.
+    style = page.split("<style>", 1)[1].split("</style>", 1)[0]
+    style_sha = base64.b64encode(hashlib.sha256(style.encode("utf-8")).digest()).decode("ascii")
+    csp = (
+        "default-src &#x27;none&#x27;; style-src &#x27;sha256-" + style_sha + "&#x27;; "
+        "base-uri &#x27;none&#x27;; form-action &#x27;none&#x27;"
+    )
+    assert f'<meta http-equiv="Content-Security-Policy" content="{csp}">' in page
+    assert page.count("<style>") == 1 and " style=" not in page
     digest = hashlib.sha256((REPO / E2).read_bytes()).hexdigest()
     assert digest in page and E2 in page
     assert "Verification passed" in page
