@@ -281,7 +281,7 @@ def executor_support() -> str | None:
     try:
         import dask.distributed  # noqa: F401  # only whether it imports
     except ImportError:
-        return 'dask is not installed (pip install "verifier[dask]")'
+        return 'dask is not installed (pip install "verify-evidence[dask]")'
     return None
 
 

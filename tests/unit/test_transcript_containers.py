@@ -229,6 +229,7 @@ def test_zstd_members_are_decoded_with_zstandard(monkeypatch: pytest.MonkeyPatch
     report = check_bytes(data, "run.eval")
     assert {f.code for f in report.findings} == {"transcript.unreadable-member"}
     assert "install the 'zstandard' package" in report.findings[0].message
+    assert "pip install 'verify-evidence[zstd]'" in report.findings[0].message
     assert not report.ok
 
 
