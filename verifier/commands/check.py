@@ -1,4 +1,5 @@
-"""``verify-evidence check``: all three stages, a summary per stage."""
+"""``verify-evidence check``: all four stages (authenticity, integrity, validity,
+consistency), a summary per stage."""
 
 from __future__ import annotations
 
@@ -127,7 +128,8 @@ def check(
         typer.Option(
             "--stages",
             help="Comma-separated stages to run: integrity (always: it is the one read of "
-            "every file), validity, consistency. Skipped stages are reported as skipped.",
+            "every file), validity, consistency. Authenticity (the manifest's signature) "
+            "always runs. Skipped stages are reported as skipped.",
         ),
     ] = "integrity,validity,consistency",
     jobs: Annotated[
@@ -180,7 +182,8 @@ def check(
         ),
     ] = None,
 ) -> int:
-    """Run all three stages and print a summary per stage.
+    """Run all four stages (authenticity, integrity, validity, consistency) and print a
+    summary per stage.
 
     SOURCE is a folder, a zip, a tarball, REPO@REV or a BagIt bag; nothing is extracted.
 
