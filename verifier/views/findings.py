@@ -97,6 +97,18 @@ def by_severity(findings: Iterable[T]) -> list[tuple[Severity, list[T]]]:
     return [(s, items) for s, items in groups.items() if items]
 
 
+def sentences(*parts: str | None) -> str:
+    """Parts written as sentences, in order: each ends with a full stop (one is added only to
+    a part that ends no sentence already), then one space; empty parts are left out. Never
+    ``.;`` or ``..`` where one part's sentence meets the next."""
+    out = []
+    for part in parts:
+        text = (part or "").strip()
+        if text:
+            out.append(text if text.endswith((".", "!", "?")) else text + ".")
+    return " ".join(out)
+
+
 def count_line(findings: Sequence[HasSeverity]) -> str:
     """``3 finding(s) (2 error(s), 1 note(s))``."""
     parts = [f"{len(items)} {s.value}(s)" for s, items in by_severity(findings)]
