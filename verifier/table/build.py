@@ -144,7 +144,10 @@ class OutcomeTable:
             head += f" ({besides})" if besides else ""
         else:
             also = f"; {besides} besides" if besides else ""
-            head = f"VERIFICATION FAILED ({failing}{also}); marked cells are unverified"
+            head = f"VERIFICATION FAILED ({failing}{also})"
+            marked = sum(1 for row in self.cases for c in row.cells if not c.verified)
+            if marked:  # said only when a view has marked some
+                head += f"; {marked} marked cell{'s are' if marked != 1 else ' is'} unverified"
         return f"{head}: {stages}; {self.report.summary_line}; {self.signed_line()}."
 
     def signed_line(self) -> str:
