@@ -77,7 +77,7 @@ from verifier.commands.sourceopts import (
     executor_options,
     source_options,
 )
-from verifier.views.check import CHECK
+from verifier.views.check import BLOCKED_SHOWN, CHECK
 
 if TYPE_CHECKING:
 
@@ -162,6 +162,14 @@ def check(
             "archive folder relative to the working directory, e.g. my-archive/; '' for none).",
         ),
     ] = None,
+    all_blocked: Annotated[
+        bool,
+        typer.Option(
+            "--all-blocked",
+            help="In the text and rich views, list every finding an earlier one blocks under "
+            f"it (by default the first {BLOCKED_SHOWN} under each cause, then how many more).",
+        ),
+    ] = False,
     signature: SignatureOpt = None,
     require_signature: RequireSignatureOpt = False,
     allowed_signers: AllowedSignersOpt = None,
@@ -276,6 +284,7 @@ def check(
         report.configuration = configured.to_dict()
         report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
         report.fail_on = threshold(fail_on)
+        report.all_blocked = all_blocked
         announce_report(progress)
         rendered: list[tuple[str, Path | None, str | Iterator[str] | None]] = []
         for name, path in pairs:

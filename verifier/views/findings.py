@@ -167,6 +167,23 @@ def blocked_summary(blocked: Sequence[Finding]) -> str:
     return f"{len(blocked)} {noun} blocked by it ({parts})"
 
 
+ALL_BLOCKED = "--all-blocked"  # the option that lists every blocked finding under its cause
+
+
+def blocked_listed(blocked: list[Finding], every: bool) -> tuple[list[Finding], str | None]:
+    """The findings a cause blocks that a human view lists under it (every one, or at most
+    :data:`~verifier.views.check.BLOCKED_SHOWN`), and, when some are left out, a line
+    counting them and naming the option that lists them all."""
+    from verifier.views.check import BLOCKED_SHOWN as shown
+
+    if every or len(blocked) <= shown:
+        return blocked, None
+    rest = len(blocked) - shown
+    return blocked[:shown], (
+        f"and {rest} more blocked by it: {ALL_BLOCKED} lists every one (so does --format json)"
+    )
+
+
 def blocked_by(finding: Finding) -> str:
     """`` (blocked by manifest.missing on path)`` for a blocked finding shown alone (archive
     text as it is: each view makes it inert its own way)."""
