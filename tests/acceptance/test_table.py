@@ -355,3 +355,22 @@ def test_no_cell_marked_no_word_of_marked_cells(archive: Path, fmt: str) -> None
     assert "marked cell" not in text
     shown = re.sub(r"<style>.*?</style>", "", text, flags=re.DOTALL)  # HTML: its CSS classes
     assert "unverified" not in shown.lower()
+
+
+@pytest.mark.parametrize(
+    ("catalogue", "says"),
+    [
+        ("evidence/nothing.json", "evidence/nothing.json is not a file the manifest lists"),
+        ("evidence/assertions.json", "evidence/assertions.json has no 'cases' array"),
+        ("evidence/README.md", "evidence/README.md could not be parsed as JSON"),
+        ("evidence/cases.json", "evidence/cases.json did not pass its integrity check (mismatch)"),
+    ],
+)
+def test_a_catalogue_with_no_cases_says_why(archive: Path, catalogue: str, says: str) -> None:
+    """One message per reason, not "is missing, unparsable or has no 'cases' array" for all
+    (issue 36's sibling of the misleading source messages)."""
+    cases = archive / "evidence" / "cases.json"
+    cases.write_bytes(cases.read_bytes() + b"x")  # its digest fails, and its parse
+    proc = table(archive, "--catalogue", catalogue)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == f"verify-evidence: error: {says}\n"
