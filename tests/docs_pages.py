@@ -33,8 +33,9 @@ the rich view has a column, SARIF sets `level`, GitHub writes `::error`, `::warn
 `cause` (its code, path, pointer and fingerprint): an assertion filed on, or reading, a file
 whose digest failed, that is missing or refused, or that did not parse as a record, and a
 catalogue cell selecting from such a file. It keeps its own code and counts as before (the
-JSON report lists it, the stage still fails); the text, rich and Markdown views show the
-cause once with "N findings blocked by it" instead of N lines, GitHub annotates the
+JSON report lists it, the stage still fails); the text and rich views show the cause once
+with "N findings blocked by it" and list those findings under it, indented (the first 20;
+`--all-blocked` lists every one), the Markdown view gives the count, GitHub annotates the
 consequences after every independent finding and each names its cause, SARIF gives each a
 `suppressions` entry and the cause as a related location, JUnit marks a case whose only
 errors are blocked `<skipped>`. What it does not judge: a failure on a file whose digest

@@ -246,3 +246,28 @@ def test_check_imports_only_what_it_needs() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_help_and_docs_count_the_stages_right() -> None:
+    """``check`` runs four stages (issue 36: its help said "all three stages"). No help text,
+    docstring, doc or benchmark label counts them as three."""
+    import re
+
+    from verifier.findings import Stage
+
+    checked = [s for s in Stage if s is not Stage.COVERAGE]
+    assert len(checked) == 4
+    proc = cli("check", "--help", env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0
+    assert "all four stages" in proc.stdout
+    wrong = re.compile(r"\b(all three|three stages|3 stages)\b", re.IGNORECASE)
+    texts = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    texts += sorted((REPO / "verifier").rglob("*.py")) + sorted((REPO / "benchmarks").glob("*.py"))
+    bad = [
+        f"{path.relative_to(REPO)}:{n}"
+        for path in texts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if wrong.search(line)
+    ]
+    assert not bad, bad
+    assert not wrong.search(proc.stdout)

@@ -314,8 +314,9 @@ def test_the_failed_header_counts_errors_and_names_notes_beside(archive: Path, f
     assert check_counts(archive) == "3 finding(s) (2 error(s), 1 note(s)):"
     proc = table(archive, "--format", fmt)
     assert proc.returncode == 1
-    head = "VERIFICATION FAILED (2 errors; 1 note besides); marked cells are unverified"
+    head = "VERIFICATION FAILED (2 errors; 1 note besides); "
     assert head in proc.stdout
+    assert re.search(r"besides\); [1-9][0-9]* marked cells? (are|is) unverified", proc.stdout)
     assert "3 findings" not in proc.stdout
 
 
@@ -329,9 +330,58 @@ def test_a_note_alone_passes_and_is_named_unless_fail_on_note(archive: Path) -> 
     assert strict.returncode == 1
     verification = json.loads(strict.stdout)["verification"]
     assert verification["ok"] is False  # the header and the exit code agree
-    assert verification["status"].startswith("VERIFICATION FAILED (1 note); marked cells")
+    # the note is on a file no cell reads: no cell is marked, and the header says none is
+    assert verification["status"].startswith("VERIFICATION FAILED (1 note): ")
+    assert "marked" not in verification["status"]
 
 
 def test_the_untouched_archive_header_names_no_finding() -> None:
     first = table(REPO, "--format", "text").stdout.splitlines()[0]
     assert first.startswith("Verification passed: integrity passed")
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "rich"])
+def test_no_cell_marked_no_word_of_marked_cells(archive: Path, fmt: str) -> None:
+    """A run that fails on a file no cell reads marks no cell: the header says it failed,
+    not that "marked cells are unverified" (issue 36); every table view."""
+    readme = archive / "evidence" / "README.md"
+    readme.write_bytes(readme.read_bytes() + b"changed\n")  # manifest.mismatch, in no cell
+    if fmt == "rich":
+        from rich.console import Console
+
+        from verifier import verify
+        from verifier.pipeline import Options
+        from verifier.table import DEFAULT_CATALOGUE, build_table
+        from verifier.views.table.rich_view import show
+
+        built = build_table(verify(archive, Options(documents=(DEFAULT_CATALOGUE,))))
+        out = io.StringIO()
+        show(built, Console(file=out, width=200, force_terminal=False))
+        text = out.getvalue()
+    else:
+        proc = table(archive, "--format", fmt)
+        assert proc.returncode == 1, proc.stderr
+        text = proc.stdout
+    assert "VERIFICATION FAILED (1 error)" in text
+    assert "marked cell" not in text
+    shown = re.sub(r"<style>.*?</style>", "", text, flags=re.DOTALL)  # HTML: its CSS classes
+    assert "unverified" not in shown.lower()
+
+
+@pytest.mark.parametrize(
+    ("catalogue", "says"),
+    [
+        ("evidence/nothing.json", "evidence/nothing.json is not a file the manifest lists"),
+        ("evidence/assertions.json", "evidence/assertions.json has no 'cases' array"),
+        ("evidence/README.md", "evidence/README.md could not be parsed as JSON"),
+        ("evidence/cases.json", "evidence/cases.json did not pass its integrity check (mismatch)"),
+    ],
+)
+def test_a_catalogue_with_no_cases_says_why(archive: Path, catalogue: str, says: str) -> None:
+    """One message per reason, not "is missing, unparsable or has no 'cases' array" for all
+    (issue 36's sibling of the misleading source messages)."""
+    cases = archive / "evidence" / "cases.json"
+    cases.write_bytes(cases.read_bytes() + b"x")  # its digest fails, and its parse
+    proc = table(archive, "--catalogue", catalogue)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == f"verify-evidence: error: {says}\n"
