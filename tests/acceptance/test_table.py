@@ -385,3 +385,134 @@ def test_a_catalogue_with_no_cases_says_why(archive: Path, catalogue: str, says:
     proc = table(archive, "--catalogue", catalogue)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr == f"verify-evidence: error: {says}\n"
+
+
+def table_text(archive: Path, fmt: str, *args: str) -> tuple[int, str]:
+    """The table of ``archive`` in ``fmt`` (``rich``: the terminal view), and its exit code
+    (the rich view: 1 unless the table is ok)."""
+    if fmt == "rich":
+        from rich.console import Console
+
+        from verifier import verify
+        from verifier.pipeline import Options
+        from verifier.table import DEFAULT_CATALOGUE, build_table
+        from verifier.views.table.rich_view import show
+
+        ignore = frozenset(c for a in args if not a.startswith("-") for c in a.split(","))
+        built = build_table(verify(archive, Options(documents=(DEFAULT_CATALOGUE,), ignore=ignore)))
+        out = io.StringIO()
+        show(built, Console(file=out, width=400, force_terminal=False))
+        return (0 if built.ok else 1), out.getvalue()
+    proc = table(archive, "--format", fmt, *args)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, proc.stdout
+
+
+def count_marks(fmt: str, text: str) -> int:
+    """How many cells ``text`` (the whole table in ``fmt``) marks."""
+    if fmt == "json":
+        data = json.loads(text)
+        return sum(
+            1
+            for case in data["cases"]
+            for c in [*case["counts"], *case["outcomes"], case["acceptance"], *case["readbacks"]]
+            if c is not None and not c["verified"]
+        )
+    mark = {"text": "UNVERIFIED ", "csv": "UNVERIFIED ", "markdown": "⚠ **unverified**"}
+    if fmt == "html":  # the table's rows, not the per-case detail below it
+        return text.split("<h2>", 1)[0].count("\u26a0 unverified:")
+    if fmt == "rich":
+        return text.split("\nunverified:", 1)[0].count("\u26a0 ")
+    return text.count(mark[fmt])
+
+
+def all_cells() -> int:
+    data = json.loads(table(REPO, "--format", "json").stdout)
+    return sum(
+        len(case["counts"])
+        + len(case["outcomes"])
+        + len(case["readbacks"])
+        + (case["acceptance"] is not None)
+        for case in data["cases"]
+    )
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "rich"])
+def test_a_catalogue_that_fails_its_digest_marks_every_cell(archive: Path, fmt: str) -> None:
+    """The catalogue is where every cell's selector comes from: a catalogue whose digest
+    fails but still parses gives no verified cell, in any view (main marked none)."""
+    cases = archive / "evidence" / "cases.json"
+    cases.write_bytes(cases.read_bytes() + b" ")
+    code, text = table_text(archive, fmt)
+    assert code == 1
+    total = all_cells()
+    assert count_marks(fmt, text) == total
+    assert f"{total} marked cells are unverified" in text
+    if fmt == "json":
+        cells = [c for case in json.loads(text)["cases"] for c in case["counts"]]
+        assert all(
+            "the catalogue evidence/cases.json: the file is mismatch" in c["problems"]
+            for c in cells
+        )
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "rich"])
+def test_a_spec_that_fails_its_digest_marks_every_established_cell(archive: Path, fmt: str) -> None:
+    """The assertion spec says what an establishing assertion checks: when its digest fails,
+    an assertion that passed establishes nothing (main showed the cells verified)."""
+    spec = archive / "evidence" / "assertions.json"
+    spec.write_bytes(spec.read_bytes() + b" ")
+    code, text = table_text(archive, fmt)
+    assert code == 1
+    rows = json.loads(table(archive, "--format", "json").stdout)["cases"]
+    cells = [
+        c
+        for case in rows
+        for c in [*case["counts"], *case["outcomes"], case["acceptance"], *case["readbacks"]]
+        if c is not None
+    ]
+    established = [c for c in cells if c["assertions"]]
+    assert established
+    assert all(not c["verified"] for c in established)
+    assert all(c["verified"] for c in cells if not c["assertions"])
+    assert count_marks(fmt, text) == len(established)
+
+
+def test_a_catalogues_own_entry_problem_marks_only_its_cell(archive: Path) -> None:
+    """A selector of the catalogue naming a file the manifest does not list (or no file)
+    marks its own cell, not the whole catalogue (guard)."""
+    path = archive / "evidence/cases.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["cases"][0]["counts"][0]["select"] = {"file": "evidence/extra/x.json", "pointer": "/n"}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    rewrite_manifest(archive)
+    (archive / "evidence/extra").mkdir()
+    (archive / "evidence/extra/x.json").write_text('{"n": 7}\n', encoding="utf-8")
+    proc = table(archive, "--format", "text")
+    assert proc.returncode == 1
+    assert "UNVERIFIED tool 7; gateway 1" in proc.stdout
+    assert "1 marked cell is unverified" in proc.stdout
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "rich"])
+def test_a_cell_over_an_accepted_finding_says_accepted(archive: Path, fmt: str) -> None:
+    """Findings accepted with --ignore do not fail the table, but the cells they would have
+    marked are not shown as verified: each says it was accepted (main: a failed assertion
+    accepted kept the table at exit 1, a schema finding accepted left its cells verified)."""
+    path = archive / E1
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"SIGKILL"', '"SIGTERM"'), encoding="utf-8"
+    )
+    rewrite_manifest(archive)
+    code, text = table_text(archive, fmt, "--ignore", "schema.invalid,assertion.failed")
+    assert code == 0
+    marked = count_marks(fmt, text)
+    assert marked > 0
+    assert f"Verification passed; {marked} marked cells accepted, not verified" in text
+    if fmt != "json":
+        assert "(accepted)" in text
+    else:
+        local = next(c for c in json.loads(text)["cases"] if c["id"] == "local-stripe")
+        for cell in local["counts"]:
+            assert cell["verified"] is False and cell["problems"] == []
+            assert any("accepted (ignored)" in a for a in cell["accepted"])

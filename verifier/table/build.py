@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.assertions.interface import EvalError, resolve_pointer
-from verifier.findings import Finding, Severity
+from verifier.findings import Finding, Severity, Stage
 from verifier.json.numbers import canonical
 from verifier.json.write import dumps
 from verifier.plan.needs import CATALOGUE
+from verifier.plan.spec import DEFAULT_SPEC
 from verifier.report import AssertionStatus, Report, StageStatus
 
 DEFAULT_CATALOGUE = CATALOGUE
@@ -38,12 +39,26 @@ class Cell:
     how: str  # "value" | "count" | "distinct count"
     problems: tuple[str, ...] = ()
     assertions: tuple[tuple[str, str], ...] = ()  # (id, status) of the establishing assertions
+    #: what would have made it unverified but was accepted (``--ignore``, ``--select``,
+    #: ``--baseline``): the run passes over it, and the cell says so, never verified
+    accepted: tuple[str, ...] = ()
     evidence: str | None = None  # readbacks: the evidence item
     preregistered: bool | None = None  # readbacks: the record's own declaration, if any
 
     @property
     def verified(self) -> bool:
-        return not self.problems
+        """Nothing is wrong with it, and nothing wrong was accepted."""
+        return not self.problems and not self.accepted
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why it is not verified: its problems, then what was accepted."""
+        return self.problems + self.accepted
+
+    @property
+    def failing(self) -> bool:
+        """A problem that was not accepted: it fails the table."""
+        return bool(self.problems)
 
     def shown(self, as_count: bool = False) -> str:
         """``label: value`` (``label value`` for counts), with a readback's declarations."""
@@ -63,6 +78,7 @@ class Cell:
             "how": self.how,
             "verified": self.verified,
             "problems": list(self.problems),
+            "accepted": list(self.accepted),
             "assertions": [{"id": i, "status": s} for i, s in self.assertions],
         }
         if self.evidence is not None:
@@ -95,6 +111,10 @@ class CaseRow:
     def verified(self) -> bool:
         return all(c.verified for c in self.cells)
 
+    @property
+    def failing(self) -> bool:
+        return any(c.failing for c in self.cells)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -126,7 +146,7 @@ class OutcomeTable:
         return (
             not self.report.fails(self.fail_on)
             and not self.problems
-            and all(c.verified for c in self.cases)
+            and not any(c.failing for c in self.cases)
         )
 
     def status_line(self) -> str:
@@ -137,15 +157,17 @@ class OutcomeTable:
         findings = self.report.findings
         failing = severity_counts(f for f in findings if f.severity.reaches(self.fail_on))
         besides = severity_counts(f for f in findings if not f.severity.reaches(self.fail_on))
+        marked = sum(1 for row in self.cases for c in row.cells if not c.verified)
         if self.ok:
             head = "Verification passed" + (f" ({besides})" if besides else "")
+            if marked:  # every one accepted
+                head += f"; {marked} marked cell{'s' if marked != 1 else ''} accepted, not verified"
         elif not failing:
             head = "VERIFICATION INCOMPLETE: some cells could not be established"
             head += f" ({besides})" if besides else ""
         else:
             also = f"; {besides} besides" if besides else ""
             head = f"VERIFICATION FAILED ({failing}{also})"
-            marked = sum(1 for row in self.cases for c in row.cells if not c.verified)
             if marked:  # said only when a view has marked some
                 head += f"; {marked} marked cell{'s are' if marked != 1 else ' is'} unverified"
         return f"{head}: {stages}; {self.report.summary_line}; {self.signed_line()}."
@@ -194,23 +216,67 @@ def _show(value: Any) -> str:
 
 
 class _Builder:
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, catalogue: str, spec: str) -> None:
         self.report = report
         self.records = report.records
         self.digests = {f.path: f.sha256 for f in report.files}
-        self.file_problems: dict[str, list[str]] = {}
+        # each file's problems, and what was accepted, as (stage, line)
+        self.file_problems: dict[str, list[tuple[Stage, str]]] = {}
+        self.file_accepted: dict[str, list[tuple[Stage, str]]] = {}
+        # a file's integrity status is accepted when every integrity finding on it was
+        counted_integrity = {f.path for f in report.integrity.findings}
+        accepted_integrity = {a.finding.path for a in report.integrity.accepted}
         for f in report.files:
-            if f.status != "ok":
-                self.file_problems.setdefault(f.path, []).append(f"the file is {f.status}")
+            if f.status == "ok":
+                continue
+            if f.path in accepted_integrity and f.path not in counted_integrity:
+                line = (Stage.INTEGRITY, f"the file is {f.status}, accepted")
+                self.file_accepted.setdefault(f.path, []).append(line)
+            else:
+                line = (Stage.INTEGRITY, f"the file is {f.status}")
+                self.file_problems.setdefault(f.path, []).append(line)
         for finding in report.findings:
             # an assertion's own findings mark the cells it reads; warnings and notes do not
             # make a value unverified
             if finding.code.startswith("assertion.") or finding.severity is not Severity.ERROR:
                 continue
-            where = finding.path + (f"#{finding.pointer}" if finding.pointer else "")
-            self.file_problems.setdefault(finding.path, []).append(f"{finding.code} at {where}")
+            self.file_problems.setdefault(finding.path, []).append((finding.stage, _at(finding)))
+        # what would have marked a cell, accepted (--ignore, --select, --baseline): said
+        accepted_assertions: dict[tuple[str, str, str | None, str], str] = {}
+        for taken in report.accepted:
+            finding = taken.finding
+            if finding.code.startswith("assertion."):
+                accepted_assertions[_key(finding)] = taken.by
+            elif finding.severity is Severity.ERROR:
+                line = (finding.stage, f"{_at(finding)}, accepted ({taken.by})")
+                self.file_accepted.setdefault(finding.path, []).append(line)
         self.status = {a.id: a.status.value for a in report.assertions}
         self.reads = {a.id: a.reads for a in report.assertions}
+        counted = {_key(f) for f in report.findings}
+        #: the assertions whose failure was accepted, not counted: by what
+        self.assertion_accepted = {
+            a.id: accepted_assertions[_key(a.finding)]
+            for a in report.assertions
+            if a.finding is not None
+            and _key(a.finding) in accepted_assertions
+            and _key(a.finding) not in counted
+        }
+        # every cell's selector comes from the catalogue, every establishing assertion from
+        # the spec: a cell is no more verified than they are
+        self.catalogue = self._document(report.content_path(catalogue), "the catalogue")
+        self.spec = self._document(report.content_path(spec), "the assertion spec")
+
+    def _document(self, path: str, what: str) -> tuple[list[str], list[str]]:
+        """The problems and accepted problems of the document at ``path`` that make what it
+        says unverified (its integrity and validity: its own entries' findings, such as a
+        selector that resolves to nothing, mark their own cells), each naming it."""
+        own = (Stage.INTEGRITY, Stage.VALIDITY)
+        problems = [p for stage, p in self.file_problems.get(path, []) if stage in own]
+        accepted = [p for stage, p in self.file_accepted.get(path, []) if stage in own]
+        return (
+            [f"{what} {path}: {p}" for p in dict.fromkeys(problems)],
+            [f"{what} {path}: {p}" for p in dict.fromkeys(accepted)],
+        )
 
     def cell(self, spec: Any, upper: bool = False, readback: bool = False) -> Cell:
         if not isinstance(spec, dict) or not isinstance(spec.get("label"), str):
@@ -224,7 +290,10 @@ class _Builder:
         named = selector.get("file", "") if isinstance(selector, dict) else ""
         path = self.report.content_path(named) if isinstance(named, str) and named else ""
         pointer = selector.get("pointer", "") if isinstance(selector, dict) else ""
-        problems = list(dict.fromkeys(self.file_problems.get(path, [])))
+        problems = list(dict.fromkeys(p for _, p in self.file_problems.get(path, [])))
+        accepted = list(dict.fromkeys(p for _, p in self.file_accepted.get(path, [])))
+        problems += self.catalogue[0]
+        accepted += self.catalogue[1]
         value: Any = None
         try:
             if path not in self.records:
@@ -248,8 +317,14 @@ class _Builder:
             statuses.append((aid, status))
             if status == "missing":
                 problems.append(f"assertion {aid} is not in the assertion spec")
+            elif status != AssertionStatus.PASSED.value and aid in self.assertion_accepted:
+                by = self.assertion_accepted[aid]
+                accepted.append(f"assertion {aid} {status}, accepted ({by})")
             elif status != AssertionStatus.PASSED.value:
                 problems.append(f"assertion {aid} {status}")
+        if statuses:
+            problems += self.spec[0]
+            accepted += self.spec[1]
         text = "?" if value is None and problems else _show(value)
         if upper and isinstance(value, str):
             text = value.upper()
@@ -279,6 +354,7 @@ class _Builder:
             how=how,
             problems=tuple(problems),
             assertions=tuple(statuses),
+            accepted=tuple(dict.fromkeys(accepted)),
             evidence=evidence if isinstance(evidence, str) else None,
             preregistered=preregistered,
         )
@@ -313,6 +389,17 @@ class _Builder:
         )
 
 
+def _at(finding: Finding) -> str:
+    """``code at path#pointer``: a finding as a cell's problem names it."""
+    where = finding.path + (f"#{finding.pointer}" if finding.pointer else "")
+    return f"{finding.code} at {where}"
+
+
+def _key(finding: Finding) -> tuple[str, str, str | None, str]:
+    """A finding's identity across the copies acceptance and cascades make of it."""
+    return (finding.code, finding.path, finding.pointer, finding.message)
+
+
 def _no_cases(report: Report, catalogue: str, document: Any) -> str:
     """Why a catalogue gives no cases: not a file the manifest lists, not read as a record
     (its digest failed, or it is not JSON), or no ``cases`` array."""
@@ -328,17 +415,21 @@ def _no_cases(report: Report, catalogue: str, document: Any) -> str:
 
 
 def build_table(
-    report: Report, catalogue: str = DEFAULT_CATALOGUE, fail_on: Severity = Severity.ERROR
+    report: Report,
+    catalogue: str = DEFAULT_CATALOGUE,
+    fail_on: Severity = Severity.ERROR,
+    spec: str = DEFAULT_SPEC,
 ) -> OutcomeTable:
     """The table for ``report``'s archive, from the catalogue at ``catalogue``; findings of
-    ``fail_on`` or above fail it (``--fail-on``)."""
+    ``fail_on`` or above fail it (``--fail-on``). A problem of the catalogue or of the
+    assertion spec (at ``spec``) marks every cell it stands behind."""
     table = OutcomeTable(report.tool_version, catalogue, report, fail_on=fail_on)
     document = report.records.document(report.content_path(catalogue))
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
         table.problems.append(_no_cases(report, catalogue, document))
         return table
-    builder = _Builder(report)
+    builder = _Builder(report, catalogue, spec)
     for index, case in enumerate(cases):
         if not isinstance(case, dict):
             table.problems.append(f"{catalogue}#/cases/{index} is not an object")

@@ -31,6 +31,8 @@ def plain_mark(text: str) -> str:
 
 def shown(cell: Cell, mark: Marker, as_count: bool = False, esc: Escape = _same) -> str:
     text = cell.shown(as_count)
+    if cell.accepted and not cell.problems:
+        text = f"(accepted) {text}"
     if cell.evidence:
         text += f" [{cell.evidence}]"
     return esc(text) if cell.verified else mark(esc(text))
@@ -65,7 +67,7 @@ def row_values(row: CaseRow, mark: Marker = plain_mark, esc: Escape = _same) -> 
 def problem_lines(row: CaseRow) -> list[str]:
     """One line per unverified cell: what is wrong with it."""
     return [
-        f"{row.id}: {cell.label} ({cell.path}#{cell.pointer}): {'; '.join(cell.problems)}"
+        f"{row.id}: {cell.label} ({cell.path}#{cell.pointer}): {'; '.join(cell.reasons)}"
         for cell in row.cells
         if not cell.verified
     ]

@@ -61,7 +61,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
                     cell.pointer,
                     cell.sha256 or "",
                     "yes" if cell.verified else "no",
-                    "; ".join(cell.problems),
+                    "; ".join(cell.reasons),
                 ]
             )
     return _write(rows)

@@ -127,7 +127,7 @@ def _cells_table(row: CaseRow) -> list[str]:
             by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"
             value = escape(cell.shown())
             if not cell.verified:
-                value += '<br><span class="bad">' + escape("; ".join(cell.problems)) + "</span>"
+                value += '<br><span class="bad">' + escape("; ".join(cell.reasons)) + "</span>"
             rows.append(
                 (
                     "" if cell.verified else "unverified",

@@ -55,7 +55,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     for name, cells in groups:
         for cell in cells:
             by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"
-            ok = "yes" if cell.verified else "NO: " + "; ".join(cell.problems)
+            ok = "yes" if cell.verified else "NO: " + "; ".join(cell.reasons)
             lines.append(
                 f"| {name} | {_esc(cell.shown())} | {_esc(cell.path)}#{_esc(cell.pointer)}"
                 f" | `{cell.sha256 or 'none'}` | {_esc(by)} | {_esc(ok)} |"

@@ -44,7 +44,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
         if not cells:
             lines.append("    not recorded")
         for cell in cells:
-            state = "verified" if cell.verified else "UNVERIFIED: " + "; ".join(cell.problems)
+            state = "verified" if cell.verified else "UNVERIFIED: " + "; ".join(cell.reasons)
             lines.append(f"    {cell.shown()}  ({state})")
             lines.append(f"      from {cell.path}#{cell.pointer} ({cell.how})")
             lines.append(f"      sha256 {cell.sha256 or '(none: not a manifested file)'}")
