@@ -325,8 +325,9 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         ),
         "signature.subject-mismatch": (
             Stage.AUTHENTICITY,
-            "an attestation's subject digests are not those of the archive given with it "
-            "(attestation verify --source): the statement is about other bytes",
+            "an attestation's subjects are not those of the archive given with it "
+            "(attestation verify --source): a digest it does not have, or its manifest's "
+            "digest under another name; the statement is about other bytes or another file",
         ),
         "signature.unparsable": (
             Stage.AUTHENTICITY,

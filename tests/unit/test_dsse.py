@@ -208,3 +208,27 @@ def test_an_envelope_trusts_allowed_signers_as_ssh_keygen_reads_them(
     bad, payload = verify(envelope, Trust(allowed_signers=str(mangle(line)).encode()))
     assert not bad.verified and payload is None
     assert [f.code for f in bad.findings] == ["signature.untrusted-key"]
+
+
+@pytest.mark.parametrize("renamed", ["evidence/cases.json", "other/manifest.sha256", "_"])
+def test_a_subject_naming_another_file_with_the_manifests_digest_is_a_mismatch(
+    attested: tuple[Path, Path, Path], tmp_path: Path, renamed: str
+) -> None:
+    """in-toto Statement v1: a subject is a name and a digest. verify-evidence names the
+    manifest by its path, so a signed statement whose subject names another file with the
+    manifest's digest is signature.subject-mismatch under --source (main compared digests
+    only and exited 0); the statement as made still verifies."""
+    out, allowed, key = attested
+    root = tmp_path / "a"
+    envelope = json.loads(out.read_text(encoding="utf-8"))
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    assert statement["subject"][-1]["name"] == "manifest.sha256"
+    statement["subject"][-1]["name"] = renamed
+    forged = tmp_path / "renamed.dsse.json"
+    forged.write_bytes(wrap(json.dumps(statement).encode(), key))
+    args = ("--allowed-signers", str(allowed), "--source", str(root))
+    assert _cli("attestation", "verify", str(out), *args).returncode == 0
+    proc = _cli("attestation", "verify", str(forged), *args)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "signature.subject-mismatch" in proc.stdout
+    assert "has the digest of manifest.sha256 under another name" in proc.stdout

@@ -25,7 +25,8 @@ SourceOpt = Annotated[
     typer.Option(
         "--source",
         help="The archive the statement is about (a folder, zip, tarball, REPO@REV or bag): "
-        "it is checked, and the statement's subject digests must be its own (exit 1 if not).",
+        "it is checked, and the statement's subjects must be its own: the manifest by its "
+        "name and digest, the zip, tarball or commit by its digest (exit 1 if not).",
     ),
 ]
 
@@ -108,22 +109,38 @@ def read_statement(payload: bytes) -> tuple[list[Subject], str] | None:
 
 
 def subject_mismatches(name: str, subjects: list[Subject], source: Path) -> list[str]:
-    """A finding line for each digest of the statement's subjects that is not what checking
-    ``source`` gives (the manifest's SHA-256; the zip's, tarball's or commit's): the
-    statement must be about these bytes."""
+    """A finding line for each of the statement's subjects that is not one of ``source``'s
+    (in-toto Statement v1: a subject is a name and a digest, whose meaning the producer sets).
+    verify-evidence names the manifest by its path in the archive, so a manifest subject
+    must match both its name and its SHA-256: a statement naming another file with the
+    manifest's digest is about something else. The zip's, tarball's or commit's subject is
+    named by where it was read from (as given on the command line), which is not part of
+    what it is: it is matched by its digest alone."""
     from verifier import verify as check_source
     from verifier.views.check.intoto import subjects as own_subjects
 
     report = check_source(source)
-    own = {(kind, value) for s in own_subjects(report) for kind, value in s["digest"].items()}
+    own = own_subjects(report)
+    # the source's subject (a zip, tarball or commit) comes first, when there is one
+    by_source = own[:-1]
+    manifest = own[-1]
+    listed = ", ".join(f"{s['name']} {k}:{v}" for s in own for k, v in sorted(s["digest"].items()))
     code = "signature.subject-mismatch"
-    lines = [
-        f"{name}: {code}: the subject {subject} {kind}:{value} is not a digest of "
-        f"{source} (it has {', '.join(f'{k}:{v}' for k, v in sorted(own))}); the statement "
-        "is about other bytes: check the archive itself"
-        for subject, kind, value in subjects
-        if (kind, value) not in own
-    ]
+    lines: list[str] = []
+    for subject, kind, value in subjects:
+        if any(s["digest"].get(kind) == value for s in by_source):
+            continue
+        if manifest["digest"].get(kind) == value and subject == manifest["name"]:
+            continue
+        if manifest["digest"].get(kind) == value:
+            why = f"has the digest of {manifest['name']} under another name"
+        else:
+            why = f"is not a digest of {source}"
+        lines.append(
+            f"{name}: {code}: the subject {subject} {kind}:{value} {why} (its subjects: "
+            f"{listed}); the statement is about other bytes or another file: check the "
+            "archive itself"
+        )
     return lines
 
 
