@@ -172,6 +172,9 @@ class StageResult:
     #: False: the stage verified nothing (authenticity with only unchecked signatures); with
     #: no error it is nothing-to-check, whatever notes it lists, never passed
     checked: bool = True
+    #: a run over more than one manifest (a bag of an evidence archive): each manifest's own
+    #: counts, by its name (:attr:`counts` are the first manifest's, the whole source's)
+    manifests: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Finding]:
@@ -210,6 +213,11 @@ class StageResult:
         }
         if self.note is not None:
             out["note"] = self.note
+        if self.manifests:
+            out["manifests"] = [
+                {"manifest": name, "counts": dict(sorted(counts.items()))}
+                for name, counts in self.manifests.items()
+            ]
         if self.accepted:
             out["accepted"] = [
                 a.to_dict()
@@ -518,17 +526,33 @@ def merge_inner(report: Report, inner: Report, folder: str) -> None:
             cause=dataclasses.replace(cause, path=under(cause.path)) if cause else None,
         )
 
+    def against(f: Finding) -> Finding:
+        # a finding about the source itself (its container: source.*) is against no manifest
+        if f.manifest is not None or f.code.startswith("source."):
+            return f
+        return dataclasses.replace(f, manifest=report.manifest)
+
     for outer, stage in (
         (report.integrity, inner.integrity),
         (report.authenticity, inner.authenticity),
     ):
-        outer.findings = [
-            f if f.manifest is not None else dataclasses.replace(f, manifest=report.manifest)
-            for f in outer.findings
-        ]
-        outer.findings.extend(moved(f) for f in stage.findings)
-        for key, value in stage.counts.items():
-            outer.counts[key] = outer.counts.get(key, 0) + value
+        outer.findings = [against(f) for f in outer.findings]
+        seen = {(f.code, f.path) for f in outer.findings if f.code.startswith("source.")}
+        for f in stage.findings:
+            if f.code.startswith("source."):  # the same container read twice: said once
+                if (f.code, under(f.path)) not in seen:
+                    outer.findings.append(dataclasses.replace(moved(f), manifest=None))
+                continue
+            outer.findings.append(moved(f))
+    # integrity: the bag's manifests list every file, the archive's among them (its counts
+    # are kept apart, never added: each file is counted once); authenticity: the signatures
+    # of both manifests, each checked once
+    report.integrity.manifests = {
+        report.manifest: dict(report.integrity.counts),
+        label: dict(inner.integrity.counts),
+    }
+    for key, value in inner.authenticity.counts.items():
+        report.authenticity.counts[key] = report.authenticity.counts.get(key, 0) + value
     outside, within = report.authenticity, inner.authenticity
     notes = [(report.manifest, outside.note), (label, within.note)]
     if any(note is not None for _, note in notes):

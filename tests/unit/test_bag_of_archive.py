@@ -176,3 +176,48 @@ def test_a_trust_anchor_expects_the_inner_manifests_signature(tmp_path: Path) ->
     assert report.authenticity.status is StageStatus.FAILED
     found = [(f.code, f.manifest) for f in report.authenticity.findings]
     assert found == [("signature.absent", INNER)]
+
+
+def test_each_file_is_counted_once_and_each_manifest_apart(tmp_path: Path) -> None:
+    """The integrity counts are the bag's (its manifests list every file, the archive's
+    among them): the archive's own manifest's counts are kept apart, per manifest, in the
+    JSON report and the text view (main added them, so each archive file was counted twice)."""
+    bag, trust = signed_bag(tmp_path)
+    report = check(bag, trust, stages=frozenset({"integrity"}))
+    inner_listed = len(FILES)  # what data/manifest.sha256 lists
+    bag_listed = sum(1 for f in report.files if f.listed)
+    assert report.integrity.counts["listed"] == bag_listed
+    assert report.integrity.counts["ok"] == bag_listed
+    manifests = report.integrity.manifests
+    assert list(manifests) == ["manifest-sha256.txt", INNER]
+    assert manifests[INNER]["listed"] == manifests[INNER]["ok"] == inner_listed
+    assert manifests["manifest-sha256.txt"] == report.integrity.counts
+    data = schema_valid(report)
+    integrity = next(s for s in data["stages"] if s["stage"] == "integrity")
+    assert integrity["counts"]["listed"] == bag_listed
+    assert [m["manifest"] for m in integrity["manifests"]] == ["manifest-sha256.txt", INNER]
+    text = render_text(report)
+    assert f"{INNER}: {inner_listed} listed, {inner_listed} ok, " in text
+    assert f"integrity    passed           {bag_listed} listed, {bag_listed} ok, " in text
+
+
+def test_a_finding_about_the_source_is_against_no_manifest(tmp_path: Path) -> None:
+    """A bag of an archive in a tarball with data after its end: source.trailing-data is
+    about the tarball, not a manifest (main marked it against the bag's manifest)."""
+    import tarfile
+
+    bag, trust = signed_bag(tmp_path)
+    dest = tmp_path / "bag.tar"
+    tar_tree(bag, dest, "w")
+    hidden = tmp_path / "hidden.tar"
+    (tmp_path / "hidden.txt").write_text("hi\n")
+    with tarfile.open(hidden, "w") as archive:
+        archive.add(tmp_path / "hidden.txt", "data/evidence/hidden.txt")
+    dest.write_bytes(dest.read_bytes() + hidden.read_bytes())  # tar --ignore-zeros reads it
+    report = check(dest, trust, stages=frozenset({"integrity"}))
+    found = [(f.code, f.manifest) for f in report.integrity.findings]
+    assert ("source.trailing-data", None) in found, found
+    assert sum(code == "source.trailing-data" for code, _ in found) == 1
+    line = next(x for x in render_text(report).splitlines() if "source.trailing-data" in x)
+    assert "[against" not in line
+    schema_valid(report)

@@ -8,6 +8,8 @@ or a control sequence in a name is an escape, never a second line.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from verifier.findings import Finding, Severity
 from verifier.report import Report, StageResult, StageStatus
 from verifier.views.findings import (
@@ -146,6 +148,9 @@ def render(report: Report) -> str:
         lines.append(f"  {stage.stage.value:<12} {status:<16} {stage_detail(stage)}")
         if stage.note:
             lines.append(f"  {'':<12} {'':<16} {visible(stage.note)}")
+        for name, counts in stage.manifests.items():
+            own = replace(stage, counts=counts, findings=[])
+            lines.append(f"  {'':<12} {'':<16} {visible(name)}: {stage_detail(own)}")
     lines.append(report.summary_line)
     unchecked = unchecked_line(report)
     if unchecked:
