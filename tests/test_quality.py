@@ -22,6 +22,7 @@ def tool(name: str) -> list[str]:
     return [sys.executable, "-m", name]
 
 
+@pytest.mark.slow  # the whole tree, strict: run `mypy` itself between edits
 def test_mypy_strict() -> None:
     proc = subprocess.run([*tool("mypy")], cwd=REPO, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

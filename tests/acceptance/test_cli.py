@@ -224,6 +224,25 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "verify-evidence check" in ci
 
 
+def test_ci_runs_the_slow_tests_too() -> None:
+    """The default run leaves the ``slow`` tests out (pyproject's addopts); every pytest run
+    of CI puts them back with ``-m ""``, so CI runs all it ran before they were marked."""
+    import tomllib
+
+    ini = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    options = ini["tool"]["pytest"]["ini_options"]
+    assert "-m 'not slow'" in options["addopts"]
+    assert any(marker.startswith("slow:") for marker in options["markers"])
+    ci = (REPO / ".ci/run").read_text(encoding="utf-8")
+    runs = [
+        line
+        for line in ci.splitlines()
+        if "python -m pytest" in line and not line.lstrip().startswith("#")
+    ]
+    assert len(runs) >= 2
+    assert all('python -m pytest -m ""' in line for line in runs), runs
+
+
 def test_check_imports_only_what_it_needs() -> None:
     """Start-up stays small: a check does not import pydantic (typer 0.29 imports it for
     every option; the dependency is capped below that release)."""
