@@ -24,7 +24,7 @@ import pytest
 from tests.acceptance.test_transcript_cli import cli
 from tests.conftest import REPO, missing_oracle
 
-# slow: Inspect AI writes and reads logs in its own interpreter (pytest -m ""; CI)
+# slow: Inspect AI writes and reads logs in its own interpreter (-m "not slow" leaves it out)
 pytestmark = pytest.mark.slow
 
 TASKS = REPO / "docs" / "real-files" / "inspect_tasks.py"

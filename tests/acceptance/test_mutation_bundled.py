@@ -9,7 +9,7 @@ import pytest
 from tests.acceptance.test_coverage_cli import cli, report_of
 from tests.conftest import REPO
 
-# slow: every mutant of the bundled archive's spec (pytest -m ""; CI)
+# slow: every mutant of the bundled archive's spec (-m "not slow" leaves it out)
 pytestmark = pytest.mark.slow
 
 

@@ -36,7 +36,7 @@ import pytest
 from tests.archives import GIT_ENV_DROP, need_git
 from tests.conftest import REPO, missing_oracle, require_module
 
-# slow: real pre-commit installs and runs the hooks, about 30 s each (pytest -m ""; CI)
+# slow: real pre-commit installs the hooks and runs them in commits (-m "not slow" leaves it out)
 pytestmark = pytest.mark.slow
 
 ARCHIVE = "my-archive"

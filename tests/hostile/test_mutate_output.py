@@ -15,7 +15,7 @@ from tests.coverage_archives import EXTRA, HOSTILE, with_uncovered
 from tests.hostile.harness import assert_safe, run_cli
 from verifier.coverage.measure import escape
 
-# slow: coverage --mutate (and --full) over a hostile archive (pytest -m ""; CI)
+# slow: coverage --mutate (and --full) over a hostile archive (-m "not slow" leaves it out)
 pytestmark = pytest.mark.slow
 
 
