@@ -281,7 +281,7 @@ def executor_support() -> str | None:
     try:
         import dask.distributed  # noqa: F401  # only whether it imports
     except ImportError:
-        return 'dask is not installed (pip install "verifier[dask]")'
+        return 'dask is not installed (pip install "verify-evidence[dask]")'
     return None
 
 
@@ -348,14 +348,14 @@ def commands(
                 "integrity, consistency",
             ),
         ]
-    out.append(Command(FULL, verifier, root, "all three stages"))
+    out.append(Command(FULL, verifier, root, "all four stages"))
     if executors is not None:
         out.append(
             Command(
                 f"{FULL} --executor processes",
                 [*verifier, "--executor", "processes"],
                 root,
-                "all three stages",
+                "all four stages",
             )
         )
         if blobs:  # (what auto picks there; on many records threads wait on the GIL)
@@ -364,7 +364,7 @@ def commands(
                     f"{FULL} --executor threads",
                     [*verifier, "--executor", "threads", "--jobs", "2"],
                     root,
-                    "all three, 2 threads",
+                    "all four, 2 threads",
                 )
             )
         if not executors:
@@ -373,7 +373,7 @@ def commands(
                     f"{FULL} --executor dask",
                     [*verifier, "--executor", "dask", "--jobs", "2"],
                     root,
-                    "all three, local cluster of 2",
+                    "all four, local cluster of 2",
                 )
             )
     if coverage and not blobs:
@@ -653,7 +653,7 @@ def main() -> None:
     parser.add_argument(
         "--readme",
         action="store_true",
-        help="print only, at the end, the Markdown block the README's Performance section takes",
+        help="print only, at the end, the Markdown block docs/performance.md takes",
     )
     parser.add_argument(
         "--write-readme",

@@ -8,7 +8,10 @@ session, a linear Claude Code session and a Claude Code session whose every mess
 over two lines (the second a side branch absorbed into the path), each of ``--entries``
 entries. Reading a tree is linear in its entries (issue 34: a 20,000-entry session took over
 100 s when every entry's ancestor chain was walked); ``tests/unit/test_transcript_trees.py``
-counts the steps, this only shows the time.
+counts the steps, this only shows the time. Then the pairing and repair paths issue 34 found
+quadratic (one message of parallel calls answered backwards; repairing a Pi session of
+dangling calls, a tau-bench file of many runs): ``tests/unit/test_transcript_linear.py``
+counts their steps.
 """
 
 from __future__ import annotations
@@ -66,8 +69,38 @@ def claude_session(n: int, split: bool = False) -> bytes:
     return _jsonl(rows)
 
 
+def pi_dangling(n: int) -> bytes:
+    """A linear Pi session of ``n`` calls none of which has a result: repair adds ``n``."""
+    rows: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "s", "cwd": "/"}]
+    for k in range(n):
+        block = {"type": "toolCall", "id": f"c{k}", "name": "bash", "arguments": {}}
+        msg = {"role": "assistant", "content": [block], "stopReason": "toolUse"}
+        parent = f"e{k - 1}" if k else None
+        rows.append({"type": "message", "id": f"e{k}", "parentId": parent, "message": msg})
+    return _jsonl(rows)
+
+
+def chat_parallel_backwards(n: int) -> bytes:
+    """One OpenAI chat message of ``n`` parallel calls, answered in reverse order."""
+    calls = [
+        {"id": f"c{k}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        for k in range(n)
+    ]
+    done = [{"role": "tool", "tool_call_id": f"c{k}", "content": "ok"} for k in reversed(range(n))]
+    msgs = [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": calls}, *done]
+    return json.dumps(msgs).encode()
+
+
+def tau_runs_dangling(n: int) -> bytes:
+    """A tau-bench result list of ``n`` runs, each with one dangling call."""
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    traj = [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]
+    return json.dumps([{"task_id": k, "traj": traj} for k in range(n)]).encode()
+
+
 def main() -> None:
     from verifier.transcripts.check import check_bytes
+    from verifier.transcripts.repair import repair_bytes
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=20000)
@@ -88,6 +121,25 @@ def main() -> None:
             times.append(time.perf_counter() - start)
             assert report.ok, name
         out[name] = {"bytes": len(data), "seconds": round(statistics.median(times), 3)}
+    # pairing and repair (tests/unit/test_transcript_linear.py counts their steps)
+    checked: dict[str, tuple[Callable[[int], bytes], str]] = {
+        "chat-parallel-backwards (check)": (chat_parallel_backwards, "t.json"),
+    }
+    repaired: dict[str, tuple[Callable[[int], bytes], str]] = {
+        "pi-dangling (repair)": (pi_dangling, "s.jsonl"),
+        "tau-bench-runs-dangling (repair)": (tau_runs_dangling, "results.json"),
+    }
+    for label, (make, file) in [*checked.items(), *repaired.items()]:
+        data = make(args.entries)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            if label in checked:
+                assert check_bytes(data, file).ok, label
+            else:
+                assert not repair_bytes(data, file).remaining, label
+            times.append(time.perf_counter() - start)
+        out[label] = {"bytes": len(data), "seconds": round(statistics.median(times), 3)}
     print(json.dumps(out, indent=2))
 
 

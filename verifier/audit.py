@@ -1,7 +1,7 @@
 """The audit record: what was verified, from where, by which verifier, with what result.
 
 ``audit_record`` turns a :class:`~verifier.pipeline.Run` into plain data documented by
-``schemas/audit.schema.json``: the source's identity (the SHA-256 of a zip or tarball, the
+``verifier/schemas/audit.schema.json``: the source's identity (the SHA-256 of a zip or tarball, the
 commit and tree ids of a git commit), the manifest's digest and base, the limits in force,
 counts per stage, every finding and every file's digest. Everything is deterministic except
 ``createdAt`` (which ``SOURCE_DATE_EPOCH`` fixes, as for reproducible builds).
@@ -15,11 +15,12 @@ from typing import Any
 
 from verifier.pipeline import Run
 from verifier.plan.option_values import source_date_epoch
+from verifier.schema import own as own_schemas
 from verifier.sources.safety import Limits
 from verifier.views.clean import dumps_clean
 
 AUDIT_VERSION = 1
-SCHEMA_ID = "https://verifier.invalid/schemas/audit.schema.json"
+SCHEMA_ID = own_schemas.schema_id(own_schemas.AUDIT)
 
 
 def timestamp(environ: dict[str, str] | None = None) -> str:

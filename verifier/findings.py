@@ -41,7 +41,7 @@ class Stage(StrEnum):
 
 
 # Every finding code, its stage and what it means. Codes are stable: they are part of the
-# command's interface (documented in the README, tested in tests/test_codes.py).
+# command's interface (docs/finding-codes.md is generated from them by tests/docs_pages.py).
 CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
     {
         "manifest.missing": (Stage.INTEGRITY, "a listed file does not exist"),
@@ -239,8 +239,8 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         "transcript.duplicate-id": (
             Stage.VALIDITY,
             "two entries of a history carry the same id (a tree's entry id or uuid, an event, "
-            "step or item id): each was read as an entry of its own, but a link to that id is "
-            "ambiguous",
+            "step, message or item id, an Anthropic tool_use id): each was read as an entry of "
+            "its own, but a link to that id is ambiguous",
         ),
         "transcript.unmatched-pattern": (
             Stage.VALIDITY,
@@ -375,7 +375,7 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
 
 
 # The severity of each code, fixed per code and chosen one by one: a new code in CODES needs
-# its line here (tests/unit/test_severities.py fails without it; the README's codes table
+# its line here (tests/unit/test_severities.py fails without it; docs/finding-codes.md
 # lists them). Errors fail a run; a warning or a note only under --fail-on.
 SEVERITIES: Mapping[str, Severity] = MappingProxyType(
     {

@@ -347,6 +347,10 @@ class Report:
     # the lowest severity that fails the run (``--fail-on``): the human views' verdict follows
     # it, as the exit code does (the JSON report's ``ok`` stays "no error")
     fail_on: Severity = field(default=Severity.ERROR, repr=False)
+    # the text and rich views list every finding a cause blocks under it (``--all-blocked``),
+    # not only the first few (:data:`verifier.views.check.BLOCKED_SHOWN`) and a count. Set by
+    # the command; not serialised.
+    all_blocked: bool = field(default=False, repr=False)
 
     def ci_path(self, path: str) -> str:
         """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""

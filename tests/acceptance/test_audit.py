@@ -34,10 +34,10 @@ def cli(
 def validator() -> Draft202012Validator:
     resources = []
     for name in ("audit.schema.json", "report.schema.json"):
-        schema = json.loads((REPO / "schemas" / name).read_text(encoding="utf-8"))
+        schema = json.loads((REPO / "verifier" / "schemas" / name).read_text(encoding="utf-8"))
         resources.append((schema["$id"], Resource.from_contents(schema)))
     registry: Registry[Any] = Registry().with_resources(resources)
-    audit = json.loads((REPO / "schemas/audit.schema.json").read_text(encoding="utf-8"))
+    audit = json.loads((REPO / "verifier/schemas/audit.schema.json").read_text(encoding="utf-8"))
     return Draft202012Validator(audit, registry=registry, format_checker=FormatChecker())
 
 
@@ -150,9 +150,15 @@ def test_audit_of_a_bag(archive: Path) -> None:
     }
 
 
-def test_the_audit_schema_is_part_of_the_bundled_archive() -> None:
+def test_the_audit_schema_is_package_data_not_part_of_the_bundled_archive() -> None:
+    """The tool's own schema (issue 36): shipped in the package, checked as a schema by
+    tests/unit/test_own_schemas.py, never listed in the archive's manifest."""
+    from verifier.audit import SCHEMA_ID
+    from verifier.schema import own
+
     listed = (REPO / "manifest.sha256").read_text(encoding="utf-8")
-    assert "schemas/audit.schema.json" in listed  # so the validity stage checks it too
+    assert "schemas/audit.schema.json" not in listed
+    assert own.load(own.AUDIT)["$id"] == SCHEMA_ID
 
 
 def test_audit_records_who_signed_and_refuses_a_tampered_manifest(tmp_path: Path) -> None:

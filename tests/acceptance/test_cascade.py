@@ -27,7 +27,7 @@ E2 = "evidence/e2-hosted-original/runner-result.json"
 def _schema() -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     return Draft202012Validator(schema)
 
 
@@ -75,7 +75,8 @@ def test_the_human_views_show_the_cause_once(archive: Path) -> None:
     assert text.count(f"{n} findings blocked by it") == 1
     assert f"{n} of them blocked by 1 earlier finding" in text
     lines = text.splitlines()
-    assert not [line for line in lines if ": assertion.error: " in line]  # none listed alone
+    # none listed alone: each under its cause, indented (issue 36)
+    assert not [x for x in lines if ": assertion.error: " in x and not x.startswith("    ")]
     cause = next(i for i, line in enumerate(lines) if ": manifest.mismatch: " in line)
     assert lines[cause + 1].startswith(f"  {n} findings blocked by it (")
     markdown = CHECK["markdown"](report)
@@ -197,3 +198,72 @@ def test_the_audit_record_of_a_cascade_validates(archive: Path) -> None:
     assert rc == 1
     validator().validate(record)
     assert any("cause" in f for f in record["findings"])
+
+
+def _blocked_lines(text: str) -> list[str]:
+    """The lines under the cause's "N findings blocked by it" line, indented further."""
+    lines = text.splitlines()
+    start = next(i for i, x in enumerate(lines) if "findings blocked by it (" in x) + 1
+    end = start
+    while end < len(lines) and lines[end].startswith("    "):
+        end += 1
+    return lines[start:end]
+
+
+def test_the_text_view_lists_the_blocked_findings_under_their_cause(archive: Path) -> None:
+    """Each blocked finding under its cause, with its code, path and assertion id, folded to
+    a count past BLOCKED_SHOWN, with the option that lists them all (issue 36: "28 findings
+    blocked by it; --format json lists each", and a rerun to see which assertions broke)."""
+    from dataclasses import replace
+
+    from tests.acceptance.test_sources_cli import cli
+    from verifier.views.check import BLOCKED_SHOWN
+
+    _append_byte(archive)
+    report = verify(archive)
+    blocked = [f for f in report.findings if f.cause is not None]
+    assert len(blocked) > BLOCKED_SHOWN  # so the fold is tested
+    under = _blocked_lines(CHECK["text"](report))
+    assert len(under) == BLOCKED_SHOWN + 1
+    for f, line in zip(blocked, under[:-1], strict=False):
+        assert line.startswith(f"    {f.path}") and f": {f.code}: " in line, line
+        if f.code == "assertion.error":
+            ident = f.message.split(":", 1)[0]  # the assertion's id opens its message
+            assert f": assertion.error: {ident}: " in line and "[spec entry " in line
+    rest = len(blocked) - BLOCKED_SHOWN
+    assert under[-1] == (
+        f"    and {rest} more blocked by it: --all-blocked lists every one (so does --format json)"
+    )
+    every = _blocked_lines(CHECK["text"](replace(report, all_blocked=True)))
+    assert len(every) == len(blocked) and "--all-blocked" not in "".join(every)
+    ids = {f.message.split(":", 1)[0] for f in blocked}
+    assert all(any(f" {i}: " in x for x in every) for i in ids)
+    # the command's option, documented in its help
+    proc = cli("check", str(archive), "--format", "text", "--all-blocked")
+    assert proc.returncode == 1 and _blocked_lines(proc.stdout) == every
+    assert "--all-blocked" in cli("check", "--help").stdout
+
+
+def test_the_rich_view_lists_the_blocked_findings_under_their_cause(archive: Path) -> None:
+    """The same in the rich view, as a table and stacked (a narrow terminal)."""
+    import io
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from verifier.views.check import BLOCKED_SHOWN
+    from verifier.views.check.rich_view import show
+
+    _append_byte(archive)
+    report = verify(archive)
+    blocked = [f for f in report.findings if f.cause is not None]
+    for width in (250, 60):
+        for every in (False, True):
+            out = io.StringIO()
+            show(replace(report, all_blocked=every), Console(file=out, width=width))
+            shown = out.getvalue()
+            listed = BLOCKED_SHOWN if not every and len(blocked) > BLOCKED_SHOWN else len(blocked)
+            codes = shown.count("assertion.error") + shown.count("catalogue.unresolved")
+            summary = 2  # "28 findings blocked by it (23 assertion.error, 5 catalogue....)"
+            assert codes == listed + summary, (width, every)
+            assert ("--all-blocked lists every one" in shown) is (listed < len(blocked))

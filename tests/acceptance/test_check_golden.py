@@ -6,13 +6,14 @@ the diff before committing it); under CI that mode is refused (tests/conftest.py
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, check_golden
+from tests.conftest import REPO, check_golden, copy_bundled
 from tests.tampered import tamper
 from verifier.views.check import CHECK as RENDERERS
 
@@ -58,3 +59,32 @@ def test_the_tampered_archive_matches_its_golden_file(archive: Path, fmt: str) -
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stderr == ""
     check_golden(GOLDEN / f"tampered.{FORMATS[fmt]}", proc.stdout)
+
+
+STRAY_STOPS = re.compile(r"\.;|(?<![.'/])\.\.(?![.'/])")
+
+
+def test_no_check_view_joins_sentences_with_stray_stops(archive: Path) -> None:
+    """Where a view joins a message and what it adds (a count, a note, the blocked findings),
+    no ``.;`` or ``..`` (issue 36: the GitHub summary read "not verified.; 2 finding(s)").
+    Every check format and the rich view, on the bundled and the tampered archive."""
+    import io
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from verifier import verify
+    from verifier.views.check.rich_view import show
+
+    bundled = verify(archive)
+    tampered = verify(tamper(copy_bundled(archive.parent / "tampered")))
+    assert tampered.findings and any(f.cause is not None for f in tampered.findings)
+    for report in (bundled, tampered):
+        out = io.StringIO()
+        show(report, Console(file=out, width=200, force_terminal=False))
+        outputs = {name: RENDERERS[name](report) for name in RENDERERS}
+        outputs["rich"] = out.getvalue()
+        outputs["text --all-blocked"] = RENDERERS["text"](replace(report, all_blocked=True))
+        for name, text in outputs.items():
+            bad = [line for line in text.splitlines() if STRAY_STOPS.search(line)]
+            assert not bad, (name, bad[:3])

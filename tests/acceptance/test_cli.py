@@ -45,7 +45,7 @@ def test_json_report_validates_against_its_schema_and_is_deterministic(tmp_path:
     second = cli("check", "--format", "json", cwd=REPO)
     assert first.returncode == second.returncode == 0
     assert first.stdout == second.stdout
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     report = json.loads(first.stdout)
     Draft202012Validator(schema).validate(report)
     assert report["ok"] is True
@@ -55,11 +55,11 @@ def test_json_report_validates_against_its_schema_and_is_deterministic(tmp_path:
 def test_the_report_schema_lists_every_finding_code() -> None:
     from verifier.findings import CODES, Stage
 
-    schema = json.loads((REPO / "schemas/report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "verifier/schemas/report.schema.json").read_text(encoding="utf-8"))
     check_codes = {code for code, (stage, _) in CODES.items() if stage is not Stage.COVERAGE}
     assert set(schema["$defs"]["finding"]["properties"]["code"]["enum"]) == check_codes
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert all(f"`{code}`" in readme for code in CODES)
+    guide = (REPO / "docs" / "finding-codes.md").read_text(encoding="utf-8")
+    assert all(f"`{code}`" in guide for code in CODES)
 
 
 def test_coreutils_accepts_the_bundled_manifest() -> None:
@@ -277,3 +277,28 @@ def test_check_imports_only_what_it_needs() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_help_and_docs_count_the_stages_right() -> None:
+    """``check`` runs four stages (issue 36: its help said "all three stages"). No help text,
+    docstring, doc or benchmark label counts them as three."""
+    import re
+
+    from verifier.findings import Stage
+
+    checked = [s for s in Stage if s is not Stage.COVERAGE]
+    assert len(checked) == 4
+    proc = cli("check", "--help", env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0
+    assert "all four stages" in proc.stdout
+    wrong = re.compile(r"\b(all three|three stages|3 stages)\b", re.IGNORECASE)
+    texts = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    texts += sorted((REPO / "verifier").rglob("*.py")) + sorted((REPO / "benchmarks").glob("*.py"))
+    bad = [
+        f"{path.relative_to(REPO)}:{n}"
+        for path in texts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if wrong.search(line)
+    ]
+    assert not bad, bad
+    assert not wrong.search(proc.stdout)

@@ -40,7 +40,9 @@ def report_of(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     from jsonschema import Draft202012Validator
 
     data = json.loads(proc.stdout)
-    schema = json.loads((REPO / "schemas/coverage.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/coverage.schema.json").read_text(encoding="utf-8")
+    )
     errors = list(Draft202012Validator(schema).iter_errors(data))
     assert not errors, "; ".join(f"{e.json_path}: {e.message}" for e in errors[:5])
     assert isinstance(data, dict)

@@ -1,13 +1,10 @@
-"""The example GitHub Actions workflow, run as a runner would: every ``run`` step that calls
-``verify-evidence`` (and the step summary after it) in a temporary copy of the archive, then
-each file the later steps upload checked for the format it must hold."""
+"""The example GitHub Actions workflow, run as a runner would: its verify-evidence action step
+(tests/acceptance/test_action.py runs the action's own steps) in a temporary copy of the
+archive, then each file the later steps upload checked for the format it must hold."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -15,8 +12,10 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 
+from tests.acceptance.test_action import run_uses_step
 from tests.acceptance.test_formats import sarif_validator, tampered
 from tests.conftest import REPO, require_module
+from verifier.authoring.ci import ACTION as ACTION_REF
 
 EXAMPLE = REPO / "examples" / "github-actions-verify-evidence.yml"
 JUNIT_XSD = REPO / "tests" / "data" / "schemas" / "junit-10.xsd"
@@ -27,29 +26,6 @@ def steps() -> list[dict[str, Any]]:
     (job,) = workflow["jobs"].values()
     found: list[dict[str, Any]] = job["steps"]
     return found
-
-
-def shim(folder: Path) -> Path:
-    """A ``verify-evidence`` on PATH that runs this checkout's verifier."""
-    folder.mkdir()
-    script = folder / "verify-evidence"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m verifier "$@"\n', encoding="utf-8")
-    script.chmod(0o755)
-    return folder
-
-
-def run_step(
-    step: dict[str, Any], cwd: Path, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    # GitHub runs a `run:` script with `bash -e {0}` (shell: bash is the default on Linux)
-    return subprocess.run(
-        ["bash", "-e", "-c", step["run"]],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def junit_schema() -> Any:
@@ -63,25 +39,18 @@ def test_the_example_workflow_writes_each_format_to_its_own_file(
     tamper: bool, archive: Path, tmp_path: Path
 ) -> None:
     root = tampered(archive) if tamper else archive
-    summary = tmp_path / "summary.md"
-    env = {
-        **os.environ,
-        "PATH": f"{shim(tmp_path / 'bin')}{os.pathsep}{os.environ.get('PATH', '')}",
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "PYTHONPATH": str(REPO),
-    }
-    runs = [s for s in steps() if "verify-evidence " in s.get("run", "")]
-    assert runs, "the example runs verify-evidence"
-    for step in runs:
-        proc = run_step(step, root, env)
-        assert proc.returncode == (1 if tamper else 0), proc.stderr
-        assert "Traceback" not in proc.stderr
-        annotations = proc.stdout.splitlines()
-        assert annotations and all(line.startswith("::") for line in annotations), proc.stdout
-        assert annotations[-1].startswith("::error" if tamper else "::notice")
-    for step in steps():
-        if step.get("run", "").startswith("cat "):
-            assert run_step(step, root, env).returncode == 0
+    (verify,) = [s for s in steps() if s.get("uses") == ACTION_REF]
+    runner = run_uses_step(verify, root, tmp_path / "runner")
+    assert runner.action_outputs() == (
+        {"exit-code": "1", "verdict": "failed"}
+        if tamper
+        else {"exit-code": "0", "verdict": "passed"}
+    )
+    assert runner.codes[-1] == (1 if tamper else 0), runner.stderr
+    annotations = runner.stdout.splitlines()[:-1]  # the last: the action's verdict line
+    assert annotations and all(line.startswith("::") for line in annotations), runner.stdout
+    assert annotations[-1].startswith("::error" if tamper else "::notice")
+    summary = tmp_path / "runner" / "step-summary.md"
     uploads = [s for s in steps() if "uses" in s and "with" in s]
     sarif_file = next(s["with"]["sarif_file"] for s in uploads if "upload-sarif" in s["uses"])
     kept = next(s["with"]["path"] for s in uploads if "upload-artifact" in s["uses"]).split()

@@ -64,7 +64,7 @@ def test_dask_not_installed_is_a_usage_error(
         importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name)
     )
     err = usage_error(["check", str(tmp_path / "nowhere"), "--executor", "dask"], capsys)
-    assert 'pip install "verifier[dask]"' in err
+    assert 'pip install "verify-evidence[dask]"' in err
 
 
 @pytest.mark.parametrize("executor", ["inline", "processes", "INLINE"])

@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from tests.acceptance.test_example_workflow import run_step, shim
+from tests.acceptance.test_action import run_uses_step
 from tests.acceptance.test_init import cli
 from tests.archives import git, need_git
 from tests.conftest import REPO, require_module
+from verifier.authoring.ci import ACTION as ACTION_REF
 from verifier.authoring.scaffold import template_files
 from verifier.authoring.vocabulary import DERIVED, derive_text
 
@@ -75,38 +76,57 @@ def test_init_never_overwrites_a_dotfile(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [".pre-commit-config.yaml"]
 
 
+def shim(folder: Path) -> Path:
+    """A ``verify-evidence`` on PATH that runs this checkout's verifier."""
+    folder.mkdir()
+    script = folder / "verify-evidence"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m verifier "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return folder
+
+
 def test_the_github_workflow_runs_as_written(tmp_path: Path) -> None:
+    """``init --ci github``: the workflow's verify-evidence action step, run as a runner would
+    (tests/acceptance/test_action.py), passes on the new archive and writes its reports."""
     target = tmp_path / "a"
     assert cli("init", str(target), "--ci", "github").returncode == 0
     workflow = yaml.safe_load((target / ".github/workflows/verify-evidence.yml").read_text())
     (job,) = workflow["jobs"].values()
-    steps = [s for s in job["steps"] if "run" in s]
-    install = steps[0]["run"]
-    assert install.startswith("python -m pip install ") and '"verifier==' in install
-    env = {
-        **os.environ,
-        "PATH": f"{shim(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}",
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-    }
-    for step in steps[1:]:  # the install step needs the network
-        proc = run_step(step, target, env)
-        assert proc.returncode == 0, (step["name"], proc.stdout, proc.stderr)
+    assert not [s for s in job["steps"] if "run" in s]  # everything is the action's
+    (verify,) = [s for s in job["steps"] if s.get("uses") == ACTION_REF]
+    assert "package" not in verify["with"]  # the version the action's ref names
+    runner = run_uses_step(verify, target, tmp_path / "runner")
+    assert runner.action_outputs() == {"exit-code": "0", "verdict": "passed"}, runner.stderr
+    assert runner.codes == [0, 0, 0]
     assert json.loads((target / "verify-evidence.sarif").read_text())["runs"][0]["results"] == []
-    assert (tmp_path / "summary.md").stat().st_size > 0
+    assert (target / "verify-evidence.junit.xml").stat().st_size > 0
+    assert (tmp_path / "runner" / "step-summary.md").stat().st_size > 0
+    (upload,) = [s for s in job["steps"] if "upload-sarif" in s.get("uses", "")]
+    assert upload["with"]["sarif_file"] == "verify-evidence.sarif"
     assert cli("init", str(tmp_path / "b"), "--ci", "gitlab").returncode == 2
-    custom = cli(
-        "init",
-        str(tmp_path / "c"),
-        "--ci",
-        "github",
-        "--install",
-        "verifier @ git+https://example.invalid/v@1",
-    )
-    assert custom.returncode == 0
-    assert (
-        '"verifier @ git+https://example.invalid/v@1"'
-        in (tmp_path / "c/.github/workflows/verify-evidence.yml").read_text()
-    )
+
+
+@pytest.mark.parametrize(
+    "install",
+    [
+        "verify-evidence==0.1.0",
+        "verify-evidence @ git+https://example.invalid/v@1",
+        'x", summary: "false',  # stays one YAML value: no input of its own
+        "$(touch pwned) # \\",
+    ],
+)
+def test_the_github_workflow_installs_what_install_names(install: str, tmp_path: Path) -> None:
+    target = tmp_path / "c"
+    assert cli("init", str(target), "--ci", "github", "--install", install).returncode == 0
+    text = (target / ".github/workflows/verify-evidence.yml").read_text()
+    (job,) = yaml.safe_load(text)["jobs"].values()
+    (verify,) = [s for s in job["steps"] if s.get("uses") == ACTION_REF]
+    assert verify["with"]["package"] == install
+    assert verify["with"]["summary"] == "true"
+    runner = run_uses_step(verify, target, tmp_path / "runner")
+    assert runner.install_calls()[1][-2:] == ["--", install]  # one argument to pip
+    assert runner.action_outputs()["verdict"] == "passed"
+    assert not list(tmp_path.rglob("pwned"))
 
 
 def test_the_pre_commit_hook_runs_as_written(tmp_path: Path) -> None:

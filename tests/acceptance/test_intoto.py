@@ -15,7 +15,7 @@ from tests.signing import check, signer_line, small_archive, ssh_key, ssh_sign
 from verifier.pipeline import verify
 from verifier.views.check import CHECK
 
-SCHEMA = json.loads((REPO / "schemas" / "in-toto-statement.schema.json").read_text())
+SCHEMA = json.loads((REPO / "verifier" / "schemas" / "in-toto-statement.schema.json").read_text())
 
 
 def _statement(report: object) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """``verify-evidence coverage --mutate`` through the real CLI: JSON valid against
-schemas/coverage.schema.json, the exit code follows the survivors, the same bytes whatever
-the hash seed and the worker count, the source (a folder or a zip) never written and the
+verifier/schemas/coverage.schema.json, the exit code follows the survivors, the same bytes
+whatever the hash seed and the worker count, the source (a folder or a zip) never written and the
 scratch copy removed (the hostile harness watches both and an empty TMPDIR), and bad
 values of the mutation options exit 2 with one line."""
 
@@ -141,3 +141,23 @@ def test_mutation_is_bounded_by_default_and_says_so(archive: Path) -> None:
     assert "coverage.mutation-incomplete" not in codes(whole)
     text = cli(".", "--mutate", "--max-mutants", "all", "-f", "text", cwd=archive).stdout
     assert "incomplete" not in text.split("mutation: score", 1)[1].split("\n", 1)[0]
+
+
+def test_ci_mutates_every_covered_value_of_the_bundled_spec() -> None:
+    """CI's audit of the project's own spec is complete: --mutate tries at most
+    DEFAULT_MAX_MUTANTS covered values unless told otherwise, and the bundled spec covers
+    more, so .ci/run's coverage line must say --max-mutants all (a bounded run passes on
+    the values it tried)."""
+    import shlex
+
+    from verifier.coverage import DEFAULT_MAX_MUTANTS, audit
+
+    ci = (REPO / ".ci/run").read_text(encoding="utf-8")
+    lines = [shlex.split(x) for x in ci.splitlines() if x.startswith("verify-evidence coverage")]
+    assert len(lines) == 1, lines
+    args = lines[0]
+    assert "--mutate" in args
+    assert args[args.index("--fail-under") + 1] == "100"
+    covered = audit(REPO).counts["covered"]
+    if covered > DEFAULT_MAX_MUTANTS:
+        assert args[args.index("--max-mutants") + 1] == "all", (covered, args)

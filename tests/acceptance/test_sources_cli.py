@@ -116,6 +116,52 @@ def test_sources_that_cannot_be_read_exit_2_with_one_line(
     assert proc.stderr.startswith("verify-evidence: error: ")
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("check", "nothing.zip"), "nothing.zip does not exist"),
+        (("check", "nothing"), "nothing does not exist"),
+        (("check", "nothing.tar.gz"), "nothing.tar.gz does not exist"),
+        (("check", "nothing@HEAD"), "nothing@HEAD does not exist, nor is the part before its @"),
+        (("check", "--git", "nothing"), "nothing does not exist"),
+        (("check", "dangling"), "dangling is a link to a file or folder that does not exist"),
+        (("check", "pipe"), "pipe is neither a folder nor a file: give a folder, a .zip file"),
+        (("check", "notes.txt"), "notes.txt is not an archive this tool reads: give a folder"),
+        (("check", "--git", "notes.txt"), "notes.txt is a file, not a git repository"),
+        (("check", "--git", "plain"), "plain is not a git repository"),
+        (("check", "plain@HEAD"), "plain is not a git repository"),
+        (("check", "--git", "REPO/evidence"), "REPO/evidence is not a git repository"),
+        (("check", "--git", "fresh"), "the git repository fresh has no commits yet"),
+        (("check", "REPO@no-such-rev"), "no-such-rev is not a commit of the git repository"),
+        (("check", "junk.zip"), "junk.zip is not a readable zip file"),
+        (("check", "junk.tgz"), "junk.tgz is not a readable tarball"),
+    ],
+)
+def test_a_source_that_cannot_be_opened_says_why(
+    args: tuple[str, ...], says: str, archive: Path, tmp_path: Path
+) -> None:
+    """Each way a location cannot be opened has its own message (issue 36: a missing zip was
+    "not a directory", a folder that is no repository "HEAD is not a commit")."""
+    import os
+
+    git_repo(archive)
+    (tmp_path / "notes.txt").write_text("not an archive\n")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "fresh").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "fresh")], check=True)
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "junk.zip").write_bytes(b"\x00junk" * 50)
+    (tmp_path / "junk.tgz").write_bytes(b"\x00junk" * 50)
+    argv = [a.replace("REPO", str(archive)) for a in args]
+    proc = cli(*argv, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("verify-evidence: error: ")
+    assert says.replace("REPO", str(archive)) in proc.stderr, proc.stderr
+
+
 def test_table_of_a_bag_reads_its_catalogue_inside_data(archive: Path) -> None:
     """In a bag the records, the spec and the catalogue sit under data/ and name each other
     relative to it: the table finds the catalogue there and verifies every cell."""

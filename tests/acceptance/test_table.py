@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import hashlib
 import io
@@ -139,7 +140,7 @@ def test_no_format_aggregates_cases(fmt: str, case: str | None) -> None:
 
 def test_json_validates_against_its_schema() -> None:
     schemas = {
-        n: json.loads((REPO / "schemas" / n).read_text(encoding="utf-8"))
+        n: json.loads((REPO / "verifier" / "schemas" / n).read_text(encoding="utf-8"))
         for n in ("table.schema.json", "report.schema.json")
     }
     registry: Registry[Any] = Registry().with_resources(
@@ -173,7 +174,17 @@ def test_html_is_one_self_contained_page() -> None:
         assert name not in {"src", "srcset", "action"}
         if name == "href":
             assert value is not None and value.startswith("#")
-    assert "url(" not in page and "@import" not in page and "http" not in page
+    assert "url(" not in page and "@import" not in page
+    assert "http:" not in page and "https:" not in page and "//" not in page
+    # A strict CSP: the page's own style sheet (by its digest) and nothing else.
+    style = page.split("<style>", 1)[1].split("</style>", 1)[0]
+    style_sha = base64.b64encode(hashlib.sha256(style.encode("utf-8")).digest()).decode("ascii")
+    csp = (
+        "default-src &#x27;none&#x27;; style-src &#x27;sha256-" + style_sha + "&#x27;; "
+        "base-uri &#x27;none&#x27;; form-action &#x27;none&#x27;"
+    )
+    assert f'<meta http-equiv="Content-Security-Policy" content="{csp}">' in page
+    assert page.count("<style>") == 1 and " style=" not in page
     digest = hashlib.sha256((REPO / E2).read_bytes()).hexdigest()
     assert digest in page and E2 in page
     assert "Verification passed" in page
@@ -303,8 +314,9 @@ def test_the_failed_header_counts_errors_and_names_notes_beside(archive: Path, f
     assert check_counts(archive) == "3 finding(s) (2 error(s), 1 note(s)):"
     proc = table(archive, "--format", fmt)
     assert proc.returncode == 1
-    head = "VERIFICATION FAILED (2 errors; 1 note besides); marked cells are unverified"
+    head = "VERIFICATION FAILED (2 errors; 1 note besides); "
     assert head in proc.stdout
+    assert re.search(r"besides\); [1-9][0-9]* marked cells? (are|is) unverified", proc.stdout)
     assert "3 findings" not in proc.stdout
 
 
@@ -318,9 +330,58 @@ def test_a_note_alone_passes_and_is_named_unless_fail_on_note(archive: Path) -> 
     assert strict.returncode == 1
     verification = json.loads(strict.stdout)["verification"]
     assert verification["ok"] is False  # the header and the exit code agree
-    assert verification["status"].startswith("VERIFICATION FAILED (1 note); marked cells")
+    # the note is on a file no cell reads: no cell is marked, and the header says none is
+    assert verification["status"].startswith("VERIFICATION FAILED (1 note): ")
+    assert "marked" not in verification["status"]
 
 
 def test_the_untouched_archive_header_names_no_finding() -> None:
     first = table(REPO, "--format", "text").stdout.splitlines()[0]
     assert first.startswith("Verification passed: integrity passed")
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "rich"])
+def test_no_cell_marked_no_word_of_marked_cells(archive: Path, fmt: str) -> None:
+    """A run that fails on a file no cell reads marks no cell: the header says it failed,
+    not that "marked cells are unverified" (issue 36); every table view."""
+    readme = archive / "evidence" / "README.md"
+    readme.write_bytes(readme.read_bytes() + b"changed\n")  # manifest.mismatch, in no cell
+    if fmt == "rich":
+        from rich.console import Console
+
+        from verifier import verify
+        from verifier.pipeline import Options
+        from verifier.table import DEFAULT_CATALOGUE, build_table
+        from verifier.views.table.rich_view import show
+
+        built = build_table(verify(archive, Options(documents=(DEFAULT_CATALOGUE,))))
+        out = io.StringIO()
+        show(built, Console(file=out, width=200, force_terminal=False))
+        text = out.getvalue()
+    else:
+        proc = table(archive, "--format", fmt)
+        assert proc.returncode == 1, proc.stderr
+        text = proc.stdout
+    assert "VERIFICATION FAILED (1 error)" in text
+    assert "marked cell" not in text
+    shown = re.sub(r"<style>.*?</style>", "", text, flags=re.DOTALL)  # HTML: its CSS classes
+    assert "unverified" not in shown.lower()
+
+
+@pytest.mark.parametrize(
+    ("catalogue", "says"),
+    [
+        ("evidence/nothing.json", "evidence/nothing.json is not a file the manifest lists"),
+        ("evidence/assertions.json", "evidence/assertions.json has no 'cases' array"),
+        ("evidence/README.md", "evidence/README.md could not be parsed as JSON"),
+        ("evidence/cases.json", "evidence/cases.json did not pass its integrity check (mismatch)"),
+    ],
+)
+def test_a_catalogue_with_no_cases_says_why(archive: Path, catalogue: str, says: str) -> None:
+    """One message per reason, not "is missing, unparsable or has no 'cases' array" for all
+    (issue 36's sibling of the misleading source messages)."""
+    cases = archive / "evidence" / "cases.json"
+    cases.write_bytes(cases.read_bytes() + b"x")  # its digest fails, and its parse
+    proc = table(archive, "--catalogue", catalogue)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == f"verify-evidence: error: {says}\n"

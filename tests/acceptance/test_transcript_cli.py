@@ -53,7 +53,9 @@ def test_json_report_validates_against_its_schema_and_is_deterministic() -> None
     second = cli("check", CLEAN, CHAT_SEED, "-f", "json")
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout
-    schema = json.loads((REPO / "schemas/transcript-report.schema.json").read_text("utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/transcript-report.schema.json").read_text("utf-8")
+    )
     Draft202012Validator.check_schema(schema)
     report = json.loads(first.stdout)
     Draft202012Validator(schema).validate(report)
@@ -64,7 +66,9 @@ def test_json_report_validates_against_its_schema_and_is_deterministic() -> None
 
 
 def test_every_corpus_report_validates_against_the_schema() -> None:
-    schema = json.loads((REPO / "schemas/transcript-report.schema.json").read_text("utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/transcript-report.schema.json").read_text("utf-8")
+    )
     files = sorted(p for p in CASES.glob("*/*") if ".expected." not in p.name)
     report = json.loads(cli("check", *files, "--format", "json").stdout)
     Draft202012Validator(schema).validate(report)

@@ -24,7 +24,9 @@ def cases() -> list[Path]:
 
 
 def test_every_container_report_validates_against_the_schema() -> None:
-    schema = json.loads((REPO / "schemas/transcript-report.schema.json").read_text("utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/transcript-report.schema.json").read_text("utf-8")
+    )
     proc = cli("check", *cases(), "--format", "json")
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
@@ -136,3 +138,13 @@ def test_the_advice_for_a_file_nothing_reads_names_what_reads_files() -> None:
     assert proc.returncode == 1
     for name in ("tau-bench", "openhands-output", "openai-chat"):
         assert name.encode() in proc.stdout
+
+
+def test_one_openhands_output_line_on_standard_input_is_the_container() -> None:
+    # main: a one-line output.jsonl through '-' was one JSON text no reader took ("malformed")
+    line = RESULTS["openhands-output"].read_bytes().splitlines()[1] + b"\n"
+    proc = _stdin("check", "-", "--format", "json", data=line)
+    assert proc.returncode == 1, proc.stderr
+    [got] = json.loads(proc.stdout)["files"]
+    assert got["shape"] == "openhands-output"
+    assert [f["code"] for f in got["findings"]] == ["transcript.dangling-call"]

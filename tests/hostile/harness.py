@@ -9,7 +9,8 @@ Every hostile test goes through :func:`run_cli` and then :func:`assert_safe`:
   snapshotted before and compared after, so a write anywhere but the declared output fails;
 - the exit code must be one the test names (never 3: a crash), standard error holds at most
   one line for exit 2, and never a traceback;
-- a JSON report, when one was asked for, must validate against ``schemas/report.schema.json``.
+- a JSON report, when one was asked for, must validate against
+  ``verifier/schemas/report.schema.json``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 from tests.archives import snapshot
 from tests.conftest import REPO
 
-REPORT_SCHEMA = REPO / "schemas" / "report.schema.json"
+REPORT_SCHEMA = REPO / "verifier" / "schemas" / "report.schema.json"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RSS_MIB = 400
 

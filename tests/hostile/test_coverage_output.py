@@ -39,7 +39,9 @@ def test_json_keeps_the_text_exactly_and_is_valid(hostile: Path) -> None:
     run = run_cli(["coverage", str(hostile), "--format", "json"], watch=[hostile])
     assert_safe(run, rc=(0, 1), json_report=False)
     data = json.loads(run.stdout)
-    schema = json.loads((REPO / "schemas/coverage.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/coverage.schema.json").read_text(encoding="utf-8")
+    )
     assert not list(Draft202012Validator(schema).iter_errors(data))
     escaped = HOSTILE.replace("~", "~0").replace("/", "~1")
     (record,) = [f for f in data["files"] if f["path"] == EXTRA]

@@ -188,7 +188,8 @@ class _Tags(HTMLParser):
 
 
 HTML_TAGS = {
-    *("html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "table"),
+    *("html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "table", "thead"),
+    *("tbody",),
     *("tr", "th", "td", "a", "code", "br", "span", "section", "small", "details", "summary"),
     *("ul", "li"),
 }

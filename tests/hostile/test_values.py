@@ -275,7 +275,9 @@ def test_an_ambiguous_transcript_is_a_finding_in_check_and_in_transcript_check(
 def _validate_transcript_report(report: dict[str, Any]) -> None:
     import jsonschema
 
-    schema = json.loads((REPO / "schemas/transcript-report.schema.json").read_text("utf-8"))
+    schema = json.loads(
+        (REPO / "verifier/schemas/transcript-report.schema.json").read_text("utf-8")
+    )
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(report))
     assert not errors, errors[0].message
 

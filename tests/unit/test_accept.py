@@ -28,7 +28,7 @@ from verifier.fingerprint import fingerprint
 from verifier.pipeline import Options, verify
 from verifier.report import Report
 
-BASELINE_SCHEMA = REPO / "schemas" / "baseline.schema.json"
+BASELINE_SCHEMA = REPO / "verifier" / "schemas" / "baseline.schema.json"
 
 
 def codes(report: Report) -> list[str]:

@@ -1,4 +1,4 @@
-"""The Python API: ``verifier.verify`` and the report's types, as documented in the README."""
+"""The Python API: ``verifier.verify`` and the report's types, as documented in docs/api.md."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ def test_exported_names() -> None:
         verifier.no_such_name  # noqa: B018
 
 
-def test_the_readme_pytest_example_runs(tmp_path: Path) -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_guides_pytest_example_runs(tmp_path: Path) -> None:
+    readme = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
     start = readme.index("```python\n# tests/test_evidence.py")
     code = readme[start + len("```python\n") : readme.index("```", start + 10)]
     namespace: dict[str, object] = {}

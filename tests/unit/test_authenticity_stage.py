@@ -24,7 +24,7 @@ from verifier.views.check.json_view import render
 
 
 def _schema_valid(report_json: str) -> dict[str, object]:
-    schema = json.loads((REPO / "schemas" / "report.schema.json").read_text())
+    schema = json.loads((REPO / "verifier" / "schemas" / "report.schema.json").read_text())
     data: dict[str, object] = json.loads(report_json)
     jsonschema.validate(data, schema)
     return data

@@ -49,7 +49,9 @@ def check(bag: Path, trust: bytes, **more: Any) -> Report:
 
 
 def schema_valid(report: Report) -> dict[str, Any]:
-    schema = json.loads((REPO / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (REPO / "verifier" / "schemas" / "report.schema.json").read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(render(report))
     jsonschema.validate(data, schema)
     return data

@@ -1,6 +1,6 @@
 """The coverage report's views: one registry that is the CLI's choices, every view renders
 every section (the Mutation section too, from a hand-built :class:`Mutation`), the JSON is
-valid against ``schemas/coverage.schema.json``, and archive text stays inert in each."""
+valid against ``verifier/schemas/coverage.schema.json``, and archive text stays inert in each."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from verifier.findings import CODES, Finding, Stage
 from verifier.views.coverage import COVERAGE as FORMATS
 from verifier.views.coverage.rich_view import render as render_rich
 
-SCHEMA = REPO / "schemas" / "coverage.schema.json"
+SCHEMA = REPO / "verifier" / "schemas" / "coverage.schema.json"
 HOSTILE = "\x1b[31mred\x1b]0;title\x07 <script>x</script> [a](javascript:1) | *b* `c`\ninjected"
 ESC = "\x1b"
 

@@ -68,7 +68,9 @@ def test_a_signed_statement_verifies(attested: tuple[Path, Path, Path]) -> None:
     assert "verified: signed by alice@example.com" in proc.stdout
     envelope = json.loads(out.read_text())
     statement = json.loads(base64.b64decode(envelope["payload"]))
-    schema = json.loads((REPO / "schemas" / "in-toto-statement.schema.json").read_text())
+    schema = json.loads(
+        (REPO / "verifier" / "schemas" / "in-toto-statement.schema.json").read_text()
+    )
     jsonschema.validate(statement, schema)
     assert envelope["payloadType"] == "application/vnd.in-toto+json"
 

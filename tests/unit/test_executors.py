@@ -398,7 +398,7 @@ def test_dask_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setitem(sys.modules, "dask", None)  # an import of it raises ImportError
     monkeypatch.setitem(sys.modules, "distributed", None)
-    with pytest.raises(ExecutorError, match=r'pip install "verifier\[dask\]"'):
+    with pytest.raises(ExecutorError, match=r'pip install "verify-evidence\[dask\]"'):
         create("dask", 2)
 
 

@@ -360,7 +360,7 @@ def test_a_zip_cut_after_its_signature_is_a_finding(tmp_path: Path, name: str) -
 
 
 def test_a_missing_location_or_revision_cannot_run(tmp_path: Path, archive: Path) -> None:
-    with pytest.raises(UsageError, match="not a directory"):
+    with pytest.raises(UsageError, match=r"nothing\.zip does not exist$"):
         verify(tmp_path / "nothing.zip")
     git_repo(archive)
     with pytest.raises(UsageError, match="not a commit"):

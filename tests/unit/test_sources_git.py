@@ -87,7 +87,7 @@ def test_older_revisions_and_locations(tmp_path: Path) -> None:
 def test_a_folder_that_is_not_a_repository_cannot_run(tmp_path: Path) -> None:
     root = write_archive(tmp_path / "plain", {"data/a.txt": b"a"})
     need_git()
-    with pytest.raises(UsageError, match="not a commit"):
+    with pytest.raises(UsageError, match="plain is not a git repository"):
         verify(f"{root}@HEAD")
 
 

@@ -229,6 +229,7 @@ def test_zstd_members_are_decoded_with_zstandard(monkeypatch: pytest.MonkeyPatch
     report = check_bytes(data, "run.eval")
     assert {f.code for f in report.findings} == {"transcript.unreadable-member"}
     assert "install the 'zstandard' package" in report.findings[0].message
+    assert "pip install 'verify-evidence[zstd]'" in report.findings[0].message
     assert not report.ok
 
 
@@ -293,20 +294,21 @@ def test_a_star_shaped_tree_is_bounded_and_says_what_it_did_not_check() -> None:
     assert not report.ok
 
 
-def test_the_readme_gives_every_container_an_example_that_exists() -> None:
+def test_the_guide_gives_every_container_an_example_that_exists() -> None:
     import re
 
-    text = (REPO / "README.md").read_text("utf-8")
-    section = text[text.index("**Harness containers.**") : text.index("## Numbers")]
+    text = (REPO / "docs" / "transcripts.md").read_text("utf-8")
+    start = text.index("**Harness containers.**")
+    section = text[start : text.index("\n## ", start)]
     bullets = {
         m.group(1): m.group(0) for m in re.finditer(r"(?ms)^- `([a-z-]+)` .*?(?=^- |\Z)", section)
     }
     for name in CONTAINERS:
-        assert name in bullets, f"README: no example for {name}"
+        assert name in bullets, f"docs/transcripts.md: no example for {name}"
         files = re.findall(r"`([\w.-]+\.(?:jsonl|json|traj))`", bullets[name])
         assert files, name
         for f in files:
-            assert (CASES / name / f).is_file(), f"README names {name}/{f}, which is not a case"
+            assert (CASES / name / f).is_file(), f"docs/transcripts.md: {name}/{f} is no case"
 
 
 LINKS = ("parentUuid", "parentId")  # a tree's new line is linked in: the one member that moves

@@ -14,10 +14,12 @@ from pathlib import Path
 from tests.conftest import REPO, copy_bundled, rewrite_manifest
 from verifier import verify
 from verifier.report import Report
+from verifier.schema import own
 
 CASES = REPO / "tests" / "cases" / "containers"
 SPEC = "evidence/assertions.json"
 CONTAINER = "https://verifier.invalid/schemas/transcript-container.schema.json"
+assert own.schema_id(own.TRANSCRIPT_CONTAINER) == CONTAINER
 
 
 def check(root: Path) -> Report:
@@ -102,10 +104,18 @@ def test_a_declared_eval_zip_and_a_wrong_shape(tmp_path: Path) -> None:
 
 
 def test_a_record_declaring_the_container_schema(tmp_path: Path) -> None:
+    """The archive brings the container schema (the tool's, verifier/schemas/): the bundled
+    archive holds no container record, so it does not keep it (issue 36)."""
     root = copy_bundled(tmp_path / "a")
     traj = json.loads((CASES / "swe-agent" / "clean-ids.traj").read_text("utf-8"))
     good = {"$schema": CONTAINER, "container": "swe-agent", **traj}
     (root / "evidence" / "run-swe.json").write_text(json.dumps(good), "utf-8")
+    rewrite_manifest(root)
+    # without it in the archive's schemas/, the record is not validated: a finding
+    assert ("schema.unresolved", "evidence/run-swe.json") in validity(check(root))
+    (root / "schemas" / own.TRANSCRIPT_CONTAINER).write_text(
+        json.dumps(own.load(own.TRANSCRIPT_CONTAINER)), "utf-8"
+    )
     rewrite_manifest(root)
     assert validity(check(root)) == []
     traj["history"] = traj["history"][:3]  # the last call now has no observation

@@ -408,7 +408,7 @@ def test_every_shape_has_its_rules() -> None:
 
 
 def codes_of(data: bytes, shape: str) -> Counter[str]:
-    return Counter(p.code for p in load(data, "h.json", shape).pairing.problems)
+    return Counter(f.code for f in load(data, "h.json", shape).findings())
 
 
 def subsequence(small: list[Any], big: list[Any]) -> bool:
@@ -438,9 +438,11 @@ def test_repair_output_is_clean_idempotent_and_accepted(variant: str, history: l
     # once repair answers that call, a note after: the reuses stay, and none becomes an error.
     after = codes_of(once.output, shape)
     reuses = ("transcript.reused-id", "transcript.reused-answered-id")
-    kept = {*reuses, "transcript.name-mismatch", *UNMATCHED}
+    # an id the format says is unique, used twice, stays so (repair changes no id)
+    kept = {*reuses, "transcript.name-mismatch", "transcript.duplicate-id", *UNMATCHED}
     assert set(after) <= kept
     before = codes_of(data, shape)
+    assert after["transcript.duplicate-id"] == before["transcript.duplicate-id"]
     assert after["transcript.name-mismatch"] == before["transcript.name-mismatch"]
     assert sum(after[c] for c in reuses) == sum(before[c] for c in reuses)
     assert after["transcript.reused-id"] <= before["transcript.reused-id"]

@@ -360,3 +360,48 @@ def test_every_check_view_says_the_verdict_of_the_exit_code(
                 if c["annotations"].get("role") == "accepted-finding"
             ]
             assert len(listed) == len(accepted)
+
+
+def _damaged_sources(tmp_path: Any) -> list[Any]:
+    """Sources damaged before their first entry: a zip cut after its signature, a gzip
+    tarball cut inside its first block."""
+    import gzip
+    import io
+    import tarfile
+
+    cut_zip = tmp_path / "cut.zip"
+    cut_zip.write_bytes(b"PK\x03\x04 truncated")
+    plain = io.BytesIO()
+    with tarfile.open(fileobj=plain, mode="w") as tar:
+        info = tarfile.TarInfo("manifest.sha256")
+        info.size = 3000
+        tar.addfile(info, io.BytesIO(b"x" * 3000))
+    cut_tar = tmp_path / "cut.tar.gz"
+    cut_tar.write_bytes(gzip.compress(plain.getvalue())[:40])
+    return [cut_zip, cut_tar]
+
+
+def test_a_finding_about_the_whole_source_names_it_in_every_view(tmp_path: Any) -> None:
+    """Damage before a source's first entry is a finding on no member: it names the source
+    as given, in the report and so in every view (issue 36: ``: source.unreadable``)."""
+    import io
+
+    from rich.console import Console
+
+    from verifier import verify
+    from verifier.views.check.rich_view import show
+
+    for path in _damaged_sources(tmp_path):
+        report = verify(path)
+        found = report.findings
+        assert found and all(f.code.startswith("source.") for f in found), found
+        assert all(f.path == str(path) for f in found), found
+        out = io.StringIO()
+        show(report, Console(file=out, width=300, force_terminal=False))
+        outputs = {name: CHECK[name](report) for name in CHECK}
+        outputs["rich"] = out.getvalue()
+        for name, text in outputs.items():
+            assert path.name in text, (name, path)
+            lines = text.splitlines()
+            assert not [x for x in lines if x.lstrip().startswith(": ")], (name, text)
+            assert '"path": ""' not in text and '"path":""' not in text, name

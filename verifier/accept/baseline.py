@@ -2,7 +2,7 @@
 JSON pointer, stable fingerprint (:func:`verifier.fingerprint.fingerprint`) and, for a finding
 about a file's bytes, the SHA-256 of the bytes it was accepted for.
 
-Format (``schemas/baseline.schema.json``)::
+Format (``verifier/schemas/baseline.schema.json``)::
 
     {"baselineVersion": 1,
      "tool": {"name": "verify-evidence", "version": "..."},

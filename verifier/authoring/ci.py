@@ -1,10 +1,11 @@
 """What ``init --ci github`` and ``init --pre-commit`` add to a new archive: a GitHub Actions
 workflow and a pre-commit configuration that run ``verify-evidence check`` as written.
 
-* the workflow installs the verifier with pip (``install``: a requirement, by default this
-  version, ``verifier==X``; give another, such as a ``git+https://...@REV`` URL or a wheel,
-  where the package index does not have it), checks the archive at the repository's root
-  with annotations, SARIF, JUnit and a step summary, and uploads the SARIF;
+* the workflow runs the verify-evidence GitHub Action (``action.yml`` at this project's root,
+  :data:`ACTION`), which installs the version its ref names (``install``: another pip
+  requirement or a wheel for its ``package`` input, e.g. ``verify-evidence==X``), checks the
+  archive at the repository's root with annotations, SARIF, JUnit and a step summary; the
+  workflow then uploads the SARIF;
 * the pre-commit configuration is a ``repo: local`` hook of ``language: system``: it runs the
   ``verify-evidence`` already installed (nothing is downloaded), on every commit that
   touches the manifest, ``evidence/`` or ``schemas/``.
@@ -15,11 +16,12 @@ from __future__ import annotations
 import json
 
 from verifier.errors import UsageError
-from verifier.version import __version__
 
 WORKFLOW = ".github/workflows/verify-evidence.yml"
 PRE_COMMIT = ".pre-commit-config.yaml"
 CI_CHOICES = ("github",)
+# the action as a workflow names it (OWNER: where the verify-evidence repository is published)
+ACTION = "OWNER/verify-evidence@v1"
 
 _WORKFLOW = """\
 # Verify this repository's evidence archive on every push and pull request.
@@ -42,18 +44,14 @@ jobs:
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
-      - name: Install verify-evidence
-        run: python -m pip install {install}
       - name: Verify the archive
-        run: |
-          verify-evidence check . \\
-            --format github \\
-            --output sarif=verify-evidence.sarif \\
-            --output junit=verify-evidence.junit.xml \\
-            --output markdown=verify-evidence.md
-      - name: Step summary (including the per-case outcome table)
-        if: always()
-        run: cat verify-evidence.md >> "$GITHUB_STEP_SUMMARY"
+        # annotations, SARIF and JUnit files, and the report (with the per-case outcome
+        # table) in the step summary; replace OWNER with where verify-evidence is published
+        uses: {action}
+        with:
+          source: .
+          formats: github,sarif=verify-evidence.sarif,junit=verify-evidence.junit.xml
+          summary: "true"{install}
       - name: Upload SARIF
         if: always()
         uses: github/codeql-action/upload-sarif@v3
@@ -64,8 +62,8 @@ jobs:
 _PRE_COMMIT = """\
 # Verify the evidence archive before each commit that touches it.
 # Written by 'verify-evidence init --pre-commit'. It runs the verify-evidence on PATH
-# (language: system): install the verifier first. pre-commit stashes unstaged changes,
-# so the check reads what is being committed.
+# (language: system): install it first (pip install verify-evidence). pre-commit stashes
+# unstaged changes, so the check reads what is being committed.
 repos:
   - repo: local
     hooks:
@@ -79,11 +77,14 @@ repos:
 """
 
 
-def _requirement(install: str | None) -> str:
-    spec = install if install is not None else f"verifier=={__version__}"
-    if not spec or not spec.isprintable() or len(spec) > 300 or spec.strip() != spec:
+def _package(install: str | None) -> str:
+    """The action's ``package`` input line, if --install names one."""
+    if install is None:
+        return ""  # the action installs its own checkout: the version its ref names
+    if not install or not install.isprintable() or len(install) > 300 or install.strip() != install:
         raise UsageError("--install must be one pip requirement on one line")
-    return json.dumps(spec)  # a quoted YAML scalar that the shell reads as one word
+    # a quoted YAML scalar; the action hands it to pip as one argument, never to a shell
+    return "\n          package: " + json.dumps(install)
 
 
 def extra_files(ci: str | None, pre_commit: bool, install: str | None) -> list[tuple[str, bytes]]:
@@ -92,7 +93,7 @@ def extra_files(ci: str | None, pre_commit: bool, install: str | None) -> list[t
     if ci is not None:
         if ci not in CI_CHOICES:
             raise UsageError(f"--ci {ci}: not one of {', '.join(CI_CHOICES)}")
-        out.append((WORKFLOW, _WORKFLOW.format(install=_requirement(install)).encode()))
+        out.append((WORKFLOW, _WORKFLOW.format(action=ACTION, install=_package(install)).encode()))
     elif install is not None:
         raise UsageError("--install is an option of --ci github")
     if pre_commit:

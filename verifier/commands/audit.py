@@ -85,7 +85,7 @@ def audit(
         typer.Option(
             "--output",
             "-o",
-            help="Write the audit record (JSON, schemas/audit.schema.json) here; the text "
+            help="Write the audit record (JSON, verifier/schemas/audit.schema.json) here; the text "
             "report then goes to standard output. Default: the record to standard output.",
         ),
     ] = None,

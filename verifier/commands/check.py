@@ -1,4 +1,5 @@
-"""``verify-evidence check``: all three stages, a summary per stage."""
+"""``verify-evidence check``: all four stages (authenticity, integrity, validity,
+consistency), a summary per stage."""
 
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ from verifier.commands.sourceopts import (
     executor_options,
     source_options,
 )
-from verifier.views.check import CHECK
+from verifier.views.check import BLOCKED_SHOWN, CHECK
 
 if TYPE_CHECKING:
 
@@ -127,7 +128,8 @@ def check(
         typer.Option(
             "--stages",
             help="Comma-separated stages to run: integrity (always: it is the one read of "
-            "every file), validity, consistency. Skipped stages are reported as skipped.",
+            "every file), validity, consistency. Authenticity (the manifest's signature) "
+            "always runs. Skipped stages are reported as skipped.",
         ),
     ] = "integrity,validity,consistency",
     jobs: Annotated[
@@ -160,6 +162,14 @@ def check(
             "archive folder relative to the working directory, e.g. my-archive/; '' for none).",
         ),
     ] = None,
+    all_blocked: Annotated[
+        bool,
+        typer.Option(
+            "--all-blocked",
+            help="In the text and rich views, list every finding an earlier one blocks under "
+            f"it (by default the first {BLOCKED_SHOWN} under each cause, then how many more).",
+        ),
+    ] = False,
     signature: SignatureOpt = None,
     require_signature: RequireSignatureOpt = False,
     allowed_signers: AllowedSignersOpt = None,
@@ -180,7 +190,8 @@ def check(
         ),
     ] = None,
 ) -> int:
-    """Run all three stages and print a summary per stage.
+    """Run all four stages (authenticity, integrity, validity, consistency) and print a
+    summary per stage.
 
     SOURCE is a folder, a zip, a tarball, REPO@REV or a BagIt bag; nothing is extracted.
 
@@ -273,6 +284,7 @@ def check(
         report.configuration = configured.to_dict()
         report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
         report.fail_on = threshold(fail_on)
+        report.all_blocked = all_blocked
         announce_report(progress)
         rendered: list[tuple[str, Path | None, str | Iterator[str] | None]] = []
         for name, path in pairs:

@@ -37,7 +37,8 @@ def init(
         typer.Option(
             "--install",
             metavar="REQUIREMENT",
-            help="With --ci: what the workflow pip-installs (default: verifier==this version).",
+            help="With --ci: what the verify-evidence action pip-installs, e.g. "
+            "verify-evidence==X (its package input; default: the version the action's ref names).",
         ),
     ] = None,
 ) -> int:

@@ -67,9 +67,9 @@ ExecutorOpt = Annotated[
         metavar="NAME",
         help=f"Where each file is inspected: {', '.join(CHOICES)}. auto (the default): local "
         "processes when the archive is large enough (threads for a few large files to hash), "
-        "else this process; dask needs "
-        "'pip install \"verifier[dask]\"' and runs on a local cluster of --jobs workers, or on "
-        "the cluster at --scheduler. The report is the same whichever runs.",
+        "else this process; dask needs 'pip install \"verify-evidence[dask]\"' and runs on a "
+        "local cluster of --jobs workers, or on the cluster at --scheduler. The report is the "
+        "same whichever runs.",
     ),
 ]
 SchedulerOpt = Annotated[
@@ -104,7 +104,7 @@ def executor_options(executor: str | None, scheduler: str | None) -> dict[str, A
                 f"not {scheduler!r}"
             )
     if name == "dask" and importlib.util.find_spec("distributed") is None:
-        raise UsageError('--executor dask needs Dask: pip install "verifier[dask]"')
+        raise UsageError('--executor dask needs Dask: pip install "verify-evidence[dask]"')
     return {"executor": name, "scheduler": scheduler}
 
 

@@ -4,7 +4,7 @@
 ``tcp://host:8786``) it connects to that cluster and never stops it; without, it starts a
 ``LocalCluster`` of ``workers`` single-threaded worker processes (no dashboard), their
 scratch space in a temporary folder of its own, and closes it and removes that folder
-afterwards. Dask is an optional extra (``pip install "verifier[dask]"``), imported only here.
+afterwards. Dask is an optional extra (``pip install "verify-evidence[dask]"``), imported only here.
 
 Per :meth:`DaskExecutor.map` the context is scattered once to every worker
 (``broadcast=True``); each batch is one task (``pure=False``: a unique key), at most
@@ -35,7 +35,7 @@ from typing import Any
 
 from verifier.execute.interface import BatchFn, Executor, ExecutorError, batches
 
-INSTALL = 'the dask executor needs Dask: pip install "verifier[dask]"'
+INSTALL = 'the dask executor needs Dask: pip install "verify-evidence[dask]"'
 CONNECT_TIMEOUT = "30s"
 
 

@@ -1,6 +1,6 @@
 """The executor registry: name -> factory ``(workers, scheduler) -> Executor``. The CLI's
 ``--executor`` choices come from here. ``processes``, ``threads`` and ``dask`` are imported
-only when chosen (Dask is an optional extra: ``pip install "verifier[dask]"``)."""
+only when chosen (Dask is an optional extra: ``pip install "verify-evidence[dask]"``)."""
 
 from __future__ import annotations
 

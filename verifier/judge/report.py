@@ -104,7 +104,10 @@ def judge_integrity(
             first.stage.note = f"{old} {note}" if old else note
     if own is not None:
         first.stage.findings.extend(own.check_layout(plan.preread, first.files))
-    first.stage.findings.extend(source.findings())
+    # a finding about the source as a whole (damage before its first entry) names the source
+    # as given, so that no view shows an empty path
+    where = source.description
+    first.stage.findings.extend(f if f.path else replace(f, path=where) for f in source.findings())
     first.stage.findings.extend(plan.refused)
     return first
 

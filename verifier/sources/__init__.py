@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from verifier.sources.directory import DirectorySource
-from verifier.sources.interface import Kind, Layout, Source, SourceError
+from verifier.sources.interface import READS, Kind, Layout, Source, SourceError, missing
 from verifier.sources.safety import Limits
 
 DEFAULT_MANIFEST = "manifest.sha256"
@@ -41,17 +41,20 @@ def _container(location: str, rev: str | None, limits: Limits) -> Source:
     if os.path.isfile(location):
         if location.lower().endswith(".zip"):
             return ZipSource(location, limits)
+        try:  # a file that cannot be read says so, not that it is of no kind read
+            with open(location, "rb"):
+                pass
+        except OSError as exc:
+            raise SourceError(f"cannot read {location}: {exc.strerror or exc}") from None
         if looks_like_tar(location):
             return TarSource(location, limits)
         if is_zip(location):
             return ZipSource(location, limits)
-        raise SourceError(
-            f"{location} is not a directory, a zip file, a tarball or REPO@REV of a git repository"
-        )
+        raise SourceError(f"{location} is not an archive this tool reads: give {READS}")
     split = split_location(location)
     if split is not None:
         return GitSource(split[0], split[1], limits)
-    raise SourceError(f"{location} is not a directory")
+    raise SourceError(missing(location))
 
 
 def _in_payload(manifest: str) -> str:

@@ -22,7 +22,7 @@ from verifier.sources.capabilities import (
     WalkErrors,
     WorkerReads,
 )
-from verifier.sources.interface import Kind, Opener, Source, SourceError, Stream
+from verifier.sources.interface import Kind, Opener, Source, SourceError, Stream, missing
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
 # checked by kind()), never blocking on a FIFO or a device (the open returns at once, and a
@@ -105,7 +105,10 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
         with thousands of files the work is spread by count)."""
         self.root = os.path.abspath(os.fspath(root))
         if not os.path.isdir(self.root):
-            raise SourceError(f"{os.fspath(root)} is not a directory")
+            where = os.fspath(root)
+            if os.path.isfile(where):
+                raise SourceError(f"{where} is a file, not a folder")
+            raise SourceError(missing(where))
         self.description = os.fspath(root)
         self._real_dirs: set[str] = set()
         self._sizes: dict[str, int] = {}  # sizes seen by kind()'s lstat, for size_hint

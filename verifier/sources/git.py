@@ -33,7 +33,7 @@ from verifier.sources.gitrun import (
     start_batch,
 )
 from verifier.sources.indexed import IndexedSource
-from verifier.sources.interface import Opener, SourceError, Stream
+from verifier.sources.interface import Opener, SourceError, Stream, missing
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint
@@ -70,7 +70,9 @@ class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, File
         except GitError as exc:
             raise SourceError(str(exc)) from None
         if not os.path.isdir(repo):
-            raise SourceError(f"{repo} is not a directory")
+            if os.path.isfile(repo):
+                raise SourceError(f"{repo} is a file, not a git repository")
+            raise SourceError(missing(repo))
         out = self._git(
             "rev-parse",
             "--verify",
@@ -80,7 +82,7 @@ class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, File
             timeout=PROBE_TIMEOUT,
         )
         if out is None:
-            raise SourceError(f"{rev} is not a commit of the git repository {repo}")
+            raise SourceError(self._no_commit(repo, rev))
         self.commit = out.decode("ascii").strip()
         fmt = self._git("rev-parse", "--show-object-format")
         self.object_format = fmt.decode("ascii").strip() if fmt else "sha1"
@@ -103,6 +105,19 @@ class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, File
             if not builder.add(name, etype, length, (oid.decode("ascii"), length)):
                 break
         self.index = builder.finish()
+
+    def _no_commit(self, repo: str, rev: str) -> str:
+        """Why ``rev`` names no commit: the folder is no repository (git looks for none above
+        it), the repository has no commit yet, or ``rev`` is not one of its commits."""
+        if self._git("rev-parse", "--git-dir", timeout=PROBE_TIMEOUT) is None:
+            return (
+                f"{repo} is not a git repository (give the folder that holds .git, or a bare "
+                "repository)"
+            )
+        head = self._git("rev-parse", "--verify", "--quiet", "HEAD", timeout=PROBE_TIMEOUT)
+        if head is None and self._git("for-each-ref", "--count=1", timeout=PROBE_TIMEOUT) == b"":
+            return f"the git repository {repo} has no commits yet"
+        return f"{rev} is not a commit of the git repository {repo}"
 
     # -- git processes -------------------------------------------------------------------
 

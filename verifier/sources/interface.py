@@ -19,6 +19,7 @@ forward it.
 from __future__ import annotations
 
 import abc
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -45,6 +46,25 @@ class Kind(StrEnum):
 
 class SourceError(Exception):
     """The source as a whole cannot be read (the run cannot go on)."""
+
+
+#: What a location can be, for a message about one that is none of them.
+READS = (
+    "a folder, a .zip file, a tarball (.tar, .tar.gz/.tgz, .tar.xz, .tar.bz2) or REPO@REV "
+    "of a git repository"
+)
+
+
+def missing(location: str) -> str:
+    """Why a location that is neither a folder nor a file cannot be read: it does not exist,
+    it is a link to nothing, or it is something else (a device, a pipe)."""
+    if os.path.islink(location):
+        return f"{location} is a link to a file or folder that does not exist"
+    if os.path.lexists(location):
+        return f"{location} is neither a folder nor a file: give {READS}"
+    if "@" in location.lstrip("@"):
+        return f"{location} does not exist, nor is the part before its @ a folder (REPO@REV)"
+    return f"{location} does not exist"
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,7 +144,10 @@ class OutcomeTable:
             head += f" ({besides})" if besides else ""
         else:
             also = f"; {besides} besides" if besides else ""
-            head = f"VERIFICATION FAILED ({failing}{also}); marked cells are unverified"
+            head = f"VERIFICATION FAILED ({failing}{also})"
+            marked = sum(1 for row in self.cases for c in row.cells if not c.verified)
+            if marked:  # said only when a view has marked some
+                head += f"; {marked} marked cell{'s are' if marked != 1 else ' is'} unverified"
         return f"{head}: {stages}; {self.report.summary_line}; {self.signed_line()}."
 
     def signed_line(self) -> str:
@@ -310,6 +313,20 @@ class _Builder:
         )
 
 
+def _no_cases(report: Report, catalogue: str, document: Any) -> str:
+    """Why a catalogue gives no cases: not a file the manifest lists, not read as a record
+    (its digest failed, or it is not JSON), or no ``cases`` array."""
+    path = report.content_path(catalogue)
+    entry = next((f for f in report.files if f.path == path), None)
+    if entry is None or not entry.listed:
+        return f"{catalogue} is not a file the manifest lists"
+    if document is None and entry.status != "ok":
+        return f"{catalogue} did not pass its integrity check ({entry.status})"
+    if document is None:
+        return f"{catalogue} could not be parsed as JSON"
+    return f"{catalogue} has no 'cases' array"
+
+
 def build_table(
     report: Report, catalogue: str = DEFAULT_CATALOGUE, fail_on: Severity = Severity.ERROR
 ) -> OutcomeTable:
@@ -319,7 +336,7 @@ def build_table(
     document = report.records.document(report.content_path(catalogue))
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
-        table.problems.append(f"{catalogue} is missing, unparsable or has no 'cases' array")
+        table.problems.append(_no_cases(report, catalogue, document))
         return table
     builder = _Builder(report)
     for index, case in enumerate(cases):

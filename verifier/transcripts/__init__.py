@@ -32,9 +32,75 @@ class UndetectableShape(ValueError):
     the finding it is: :data:`AMBIGUOUS` (several shapes' features) or
     ``transcript.malformed`` (no shape takes the messages)."""
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: str, told: bool = False) -> None:
         super().__init__(message)
         self.code = code
+        self.told = told  # the message says why itself (not only that nothing fits)
+
+
+#: what marks a tool call or result in any shape: a message's role or member, a part's
+#: member, or a part's or item's ``type`` / ``part_kind`` (neutral outputs, such as a
+#: ``computer_call_output`` in a history without computer calls, are left out)
+_CALL_ROLES = frozenset({"tool", "function", "toolResult"})
+_CALL_KEYS = frozenset(
+    {
+        "tool_calls",
+        "function_call",
+        "tool_call_id",
+        "toolCallId",
+        "tool_use_id",
+        "functionCall",
+        "functionResponse",
+        "function_response",
+    }
+)
+_CALL_KINDS = frozenset(
+    {
+        "tool_use",
+        "tool_result",
+        "toolCall",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "computer_call",
+        "mcp_call",
+        "tool-call",
+        "tool-return",
+    }
+)
+
+
+def _marked(obj: Any) -> str | None:
+    if not isinstance(obj, dict):
+        return None
+    # a member that is there but empty (``"tool_calls": []``, ``null``) marks nothing
+    key = next((k for k in sorted(_CALL_KEYS) if obj.get(k) not in (None, "", [], {})), None)
+    if key is not None:
+        return repr(key)
+    kind = obj.get("type", obj.get("part_kind"))
+    return repr(kind) if isinstance(kind, str) and kind in _CALL_KINDS else None
+
+
+def call_marks(messages: list[Any]) -> str | None:
+    """Where the messages show a tool call or result by any shape's marks (a role, a member,
+    a part's type), said for a finding (``"a 'functionCall' part in message 1"``); ``None``
+    when none does. Linear: each message and its parts are looked at once."""
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            continue
+        if msg.get("role") in _CALL_ROLES:
+            return f"a {msg['role']!r} message (message {i})"
+        if (mark := _marked(msg)) is not None:
+            return f"{mark} in message {i}"
+        for key in ("content", "parts"):
+            parts = msg.get(key)
+            for part in parts if isinstance(parts, list) else ():
+                if (mark := _marked(part)) is not None:
+                    return f"a {mark} part in message {i}"
+    return None
 
 
 def featured(messages: list[Any]) -> list[Shape]:
@@ -58,7 +124,16 @@ def detect(messages: list[Any]) -> tuple[Shape, bool]:
             AMBIGUOUS,
         )
     # Nothing only one shape has: a plain role/content history reads the same in every
-    # shape that takes it (no calls, no results), so the first that takes it is assumed.
+    # shape that takes it (no calls, no results), so the first that takes it is assumed;
+    # one that shows a call or a result no shape reads as a whole is not plain.
+    mark = call_marks(messages)
+    if mark is not None:
+        raise UndetectableShape(
+            f"the messages hold a tool call or result ({mark}) but fit no known shape "
+            f"({', '.join(SHAPES)}) as a whole; name the one they are in with --shape",
+            "transcript.malformed",
+            told=True,
+        )
     plain = all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages)
     for shape in SHAPES.values() if plain else ():
         try:
@@ -79,6 +154,7 @@ __all__ = [
     "Shape",
     "ShapeError",
     "UndetectableShape",
+    "call_marks",
     "detect",
     "featured",
 ]

@@ -5,6 +5,9 @@
 * A ``user`` message answers them in ``tool_result`` blocks (``tool_use_id``, ``content``,
   ``is_error``) placed before any other block; the first other block (text, image, ...) starts
   a new turn, so a ``tool_result`` after text is misplaced. A string ``content`` is text.
+* ``tool_use`` ids are unique: the API refuses a history in which two ``tool_use`` blocks
+  share an id, so a reused one is ``transcript.duplicate-id`` (both calls are still read and
+  paired in order).
 * Server tools (``server_tool_use`` and their ``*_tool_result`` blocks) are answered inside
   the assistant message and are not paired.
 
@@ -19,8 +22,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.transcripts.interface import Shape, block_calls, message_at, string_at, text_of
-from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
+from verifier.transcripts.interface import (
+    Shape,
+    block_calls,
+    duplicate_ids,
+    message_at,
+    string_at,
+    text_of,
+)
+from verifier.transcripts.pairing import (
+    INTERRUPTED_MARKER,
+    Boundary,
+    Call,
+    Entry,
+    Part,
+    Problem,
+    Result,
+)
 
 
 class Anthropic(Shape):
@@ -71,6 +89,21 @@ class Anthropic(Shape):
                     parts.extend(block_calls(blocks, i, "tool_use"))
             out.append(Entry(i, role, tuple(parts)))
         return out
+
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        uses = []
+        for i, msg in enumerate(messages):
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if not isinstance(msg, dict) or msg.get("role") != "assistant":
+                continue
+            for k, block in enumerate(content if isinstance(content, list) else ()):
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    key = block.get("id")
+                    if isinstance(key, str):
+                        uses.append((key, i, f"/content/{k}"))
+        return duplicate_ids(
+            uses, "tool_use id", "the API refuses a history whose tool_use ids repeat"
+        )
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         return {

@@ -22,12 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.findings import Finding
+from verifier.schema import own as own_schemas
 from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
-from verifier.transcripts.pairing import MALFORMED, pair
+from verifier.transcripts.pairing import MALFORMED, Problem, pair
 
 RECORD_KIND = "transcript"
 #: a record declaring this schema is a harness container (``container`` names its reader)
-CONTAINER_SCHEMA = "https://verifier.invalid/schemas/transcript-container.schema.json"
+CONTAINER_SCHEMA = own_schemas.schema_id(own_schemas.TRANSCRIPT_CONTAINER)
 
 
 def shape_of(messages: list[Any]) -> Shape:
@@ -66,12 +67,15 @@ def check_container_file(
 def _container_record(path: str, record: dict[str, Any]) -> list[Finding]:
     from dataclasses import replace
 
-    from verifier.transcripts.containers import CONTAINERS, Parsed, claiming, readings
+    from verifier.json.write import dumps
+    from verifier.transcripts.containers import CONTAINERS, Parsed, claiming, readings, view
     from verifier.transcripts.containers.interface import ContainerError
     from verifier.transcripts.containers.run import check_transcripts
 
     body = {k: v for k, v in record.items() if k not in ("$schema", "container")}
     parsed = Parsed(b"", path, body)
+    text = dumps(body, separators=(",", ":"))
+    parsed.one_line = Parsed(b"", path, [body], [1], [text], True)  # one result line's form
     name = record.get("container")
     every = readings(parsed)
     if isinstance(name, str) and name in CONTAINERS:
@@ -92,7 +96,7 @@ def _container_record(path: str, record: dict[str, Any]) -> list[Finding]:
             ]
         reader = hits[0]
     try:
-        transcripts = reader.read(parsed)
+        transcripts = reader.read(view(reader, parsed))
     except ContainerError as exc:
         return [Finding(exc.code, path, f"Not a {reader.title}: {exc}.", exc.pointer or None)]
     if not transcripts:
@@ -132,5 +136,8 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
         return [Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)]
     return [
         Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
-        for p in pair(entries).problems
+        for p in sorted(
+            [*shape.id_problems(messages), *pair(entries, len(messages)).problems],
+            key=Problem.sort_key,
+        )
     ]

@@ -14,10 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.findings import Finding, Severity
-from verifier.transcripts import SHAPES, Shape, ShapeError, UndetectableShape, detect
+from verifier.transcripts import (
+    SHAPES,
+    Shape,
+    ShapeError,
+    UndetectableShape,
+    call_marks,
+    detect,
+)
 from verifier.transcripts.containers import CONTAINERS
 from verifier.transcripts.document import Document, DocumentError, parse
-from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, pair
+from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, Problem, pair
 from verifier.version import __version__
 
 
@@ -29,7 +36,7 @@ IN_FILE = ""  # the path of a transcript's findings: the file's report names the
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
-    """A finding as ``schemas/transcript-report.schema.json`` has it: without a path, which
+    """A finding as ``verifier/schemas/transcript-report.schema.json`` has it: without a path, which
     the file's entry gives."""
     out = finding.to_dict()
     del out["path"]
@@ -149,10 +156,11 @@ class Loaded:
     shape_source: str
     entries: list[Entry]
     pairing: Pairing
+    problems: list[Problem] = field(default_factory=list)  # the shape's own (duplicate ids)
 
     def findings(self) -> list[Finding]:
         out = []
-        for p in self.pairing.problems:
+        for p in sorted([*self.problems, *self.pairing.problems], key=Problem.sort_key):
             line, pointer = self.document.locate(p.index, p.pointer)
             out.append(
                 Finding(
@@ -242,7 +250,7 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         try:
             chosen, told = detect(document.messages)
         except UndetectableShape as exc:
-            text = str(exc) if exc.code != MALFORMED else _fits_nothing()
+            text = str(exc) if exc.code != MALFORMED or exc.told else _fits_nothing()
             finding = Finding(exc.code, IN_FILE, f"Not read as a transcript: {text}.")
             raise Malformed(finding, None, "none") from None
         source = "detected" if told else "assumed"
@@ -259,7 +267,8 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
             index=exc.index,
         )
         raise Malformed(finding, chosen.name, source) from None
-    return Loaded(document, chosen, source, entries, pair(entries))
+    pairing = pair(entries, len(document.messages))
+    return Loaded(document, chosen, source, entries, pairing, chosen.id_problems(document.messages))
 
 
 def _fits_nothing() -> str:
@@ -280,8 +289,9 @@ def check_bytes(data: bytes, path: str, shape: str | None = None, leaf: bool = F
     if shape is not None and shape not in CONTAINERS:
         shape_named(shape)
     report = _check_bytes(data, path, shape, leaf)
-    if shape is not None and not report.calls and not report.results and report.ok:
-        report.findings.extend(_unfit(data, path, shape))
+    read_as = shape or report.shape
+    if read_as is not None and not report.calls and not report.results and report.ok:
+        report.findings.extend(_unfit(data, path, read_as))
     return report
 
 
@@ -308,7 +318,18 @@ def _unfit(data: bytes, path: str, shape: str) -> list[Finding]:
             if s.name != shape and s.features(messages) and _holds_traffic(s, messages)
         )
     if not others:
-        return []
+        lists = message_lists(parsed.value, parsed.is_lines)
+        mark = next((m for _, ms in lists if (m := call_marks(ms)) is not None), None)
+        if mark is None:
+            return []
+        return [
+            Finding(
+                MALFORMED,
+                IN_FILE,
+                f"Not a {shape} transcript: read as {shape} it holds no tool call and no "
+                f"result, but the file shows one ({mark}); name the shape it is in.",
+            )
+        ]
     return [
         Finding(
             MALFORMED,

@@ -124,10 +124,11 @@ class Gemini(Shape):
         if call.has_id:
             response["id"] = call.id
         response["response"] = {"error": INTERRUPTED_MARKER, "synthetic": True}
-        snake = any(
-            isinstance(p, dict) and "function_call" in p
-            for p in (messages[call.index].get("parts") or [])
-        )
+        # the spelling of the call's own part (looked at alone: a message of many parallel
+        # calls is repaired in linear time)
+        parts = messages[call.index].get("parts")
+        part = parts[call.slot] if isinstance(parts, list) and call.slot < len(parts) else None
+        snake = isinstance(part, dict) and "function_call" in part
         return {"function_response" if snake else "functionResponse": response}
 
     def is_result_message(self, message: Any) -> bool:

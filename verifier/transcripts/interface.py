@@ -14,9 +14,12 @@ Gemini, pydantic-ai) results are parts of a message of the result role (``user``
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable
 from typing import Any
 
-from verifier.transcripts.pairing import Call, Entry
+from verifier.transcripts.pairing import Call, Entry, Problem
+
+DUPLICATE_ID = "transcript.duplicate-id"
 
 
 class ShapeError(ValueError):
@@ -73,6 +76,13 @@ class Shape(abc.ABC):
     def entries(self, messages: list[Any]) -> list[Entry]:
         """The common model of ``messages``; raises :class:`ShapeError`."""
 
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        """An id the format says is unique (an item, event, step or message id; Anthropic's
+        ``tool_use`` ids) that more than one message carries: ``transcript.duplicate-id``.
+        Reading never goes by these ids, so no message is dropped; this says that a tool or a
+        reader that does would see another history. Shapes whose ids may repeat have none."""
+        return []
+
     @abc.abstractmethod
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         """The explicit interruption result for ``call``: a new message in message shapes, a
@@ -102,3 +112,32 @@ def block_calls(blocks: list[Any], index: int, block_type: str) -> list[Call]:
                 Call(index, k, call_id, name if isinstance(name, str) else "?", pointer=pointer)
             )
     return calls
+
+
+def duplicate_ids(uses: Iterable[tuple[str, int, str]], what: str, why: str) -> list[Problem]:
+    """One ``transcript.duplicate-id`` problem per id used more than once: ``uses`` are (id,
+    message index, pointer) in order; the problem sits on the second use and names the
+    messages of up to ten uses. ``what`` names the id (``item id``), ``why`` says why it must
+    be unique."""
+    where: dict[str, list[tuple[int, str]]] = {}
+    for key, index, pointer in uses:
+        where.setdefault(key, []).append((index, pointer))
+    out = []
+    for key, found in where.items():
+        if len(found) < 2:
+            continue
+        shown = ", ".join(str(i) for i, _ in found[:10]) + (" and more" if len(found) > 10 else "")
+        index, pointer = found[1]
+        out.append(
+            Problem(
+                DUPLICATE_ID,
+                index,
+                0,
+                key[:80],
+                "",
+                f"message {index}: the {what} {key[:80]!r} is carried by messages {shown}; "
+                f"each was read as a message of its own, but {why}",
+                pointer,
+            )
+        )
+    return out

@@ -7,11 +7,17 @@
 * An ``mcp_call`` item (by its ``id``) carries its own result in ``output`` or ``error``;
   one with neither (``in_progress``) is dangling until a later ``mcp_call`` item with the same
   ``id`` carries its result: the same item as the stream finished it (``output_item.added``,
-  then ``output_item.done``). A later item with the id of an MCP call already made is such a
-  record (its result, if it has one), never a new call or turn.
+  then ``output_item.done``). A later ``mcp_call`` with the id of an MCP call already made,
+  and that call's ``server_label``, ``name`` and ``arguments`` where both have them, is such a
+  record (its result, if it has one), never a new call or turn; one that differs is a call of
+  its own that reuses the id.
   Repair closes a dangling MCP call that way: a new ``mcp_call`` item with the call's ``id``,
   ``server_label``, ``name`` and ``arguments``, ``status: "incomplete"`` and the marker as
   its ``error``; the call item itself is not changed.
+* Item ids are unique: the API refuses input that holds an item id twice ("Duplicate item
+  found with id ..."). Any other item carrying an id an earlier item has (a function call's
+  ``fc_`` id, a message's, a second MCP call's) is ``transcript.duplicate-id``, and is read as
+  the item it is (a ``local_shell_call_output``'s ``id`` names its call, not the item).
 * ``function_call_output`` and ``custom_tool_call_output`` answer by ``call_id``;
   ``local_shell_call_output`` by ``call_id`` or, as the API defines it, ``id``.
 * A run of consecutive model-output items (``reasoning``, assistant ``message``, any ``*_call``)
@@ -28,8 +34,16 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from verifier.transcripts.interface import Shape, message_at, string_at, text_of
-from verifier.transcripts.pairing import INTERRUPTED_MARKER, Boundary, Call, Entry, Part, Result
+from verifier.transcripts.interface import Shape, duplicate_ids, message_at, string_at, text_of
+from verifier.transcripts.pairing import (
+    INTERRUPTED_MARKER,
+    Boundary,
+    Call,
+    Entry,
+    Part,
+    Problem,
+    Result,
+)
 
 CALLS = MappingProxyType(
     {
@@ -63,6 +77,26 @@ def _output_text(value: Any) -> str:
     return text_of(value)
 
 
+def _later_record(made: dict[str, list[dict[str, Any]]], item: dict[str, Any]) -> bool:
+    """Whether the ``mcp_call`` ``item`` is a later state of an MCP call ``made`` with its id:
+    the same server, tool and arguments where both items have them (a stream adds the item
+    before its arguments are complete; a record may carry only the id and its result)."""
+    key = item.get("id")
+    return isinstance(key, str) and any(
+        all(
+            not first.get(k) or not item.get(k) or first.get(k) == item.get(k)
+            for k in ("server_label", "name", "arguments")
+        )
+        for first in made.get(key, ())
+    )
+
+
+def _refers(item: dict[str, Any]) -> bool:
+    """Whether the item's ``id`` names its call, not the item (a ``local_shell_call_output``
+    without ``call_id``)."""
+    return _kind(item) == "local_shell_call_output" and "call_id" not in item
+
+
 class OpenAIResponses(Shape):
     name = "openai-responses"
     title = "OpenAI Responses items (function_call / function_call_output by call_id)"
@@ -82,7 +116,7 @@ class OpenAIResponses(Shape):
         # computer_call_output is paired only where the history makes computer calls (before,
         # the verifier did not pair the computer tool and kept its outputs neutral)
         computer = any(isinstance(m, dict) and m.get("type") == "computer_call" for m in messages)
-        mcp_made: set[str] = set()  # ids of the MCP calls made so far
+        mcp_made: dict[str, list[dict[str, Any]]] = {}  # the MCP calls made so far, by id
         for i in range(len(messages)):
             item = message_at(messages, i)
             kind = _kind(item)
@@ -103,8 +137,9 @@ class OpenAIResponses(Shape):
                 in_run = False
             elif _model_output(item, kind):
                 was_in_run = in_run
-                if kind == INLINE and item.get("id") in mcp_made:
-                    pass  # a later record of an open MCP call: see below
+                record = kind == INLINE and _later_record(mcp_made, item)
+                if record:
+                    pass  # a later record of an MCP call already made: see below
                 elif not in_run:
                     parts.append(Boundary(i, 0))
                 in_run = True
@@ -120,11 +155,11 @@ class OpenAIResponses(Shape):
                         (item[k] for k in ("output", "error") if item.get(k) is not None), None
                     )
                     slot = 1
-                    if call_id in mcp_made:  # a later record of that call: no new call, no turn
+                    if record:  # a later record of that call: no new call, no turn
                         parts, slot = [], 0
                         in_run = was_in_run
                     else:
-                        mcp_made.add(call_id)
+                        mcp_made.setdefault(call_id, []).append(item)
                         name = item.get("name")
                         parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
                     if answer is not None:  # its result, after the call
@@ -148,6 +183,25 @@ class OpenAIResponses(Shape):
                 in_run = False
             out.append(Entry(i, kind if kind != "message" else str(item.get("role")), tuple(parts)))
         return out
+
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        mcp_made: dict[str, list[dict[str, Any]]] = {}
+        uses = []
+        for i, item in enumerate(messages):
+            key = item.get("id") if isinstance(item, dict) else None
+            if not isinstance(key, str) or _refers(item):
+                continue
+            if _kind(item) == INLINE:
+                if _later_record(mcp_made, item):
+                    continue  # the same MCP call's later state, not another item
+                mcp_made.setdefault(key, []).append(item)
+            uses.append((key, i, "/id"))
+        return duplicate_ids(
+            uses,
+            "item id",
+            "the API refuses input holding an item id twice, and a later "
+            "item with that id could stand for an earlier one",
+        )
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         made = messages[call.index]

@@ -166,19 +166,59 @@ class Pairing:
     unmatched: list[tuple[Result, str]] = field(default_factory=list)  # result, code
     ended: list[tuple[Call, str]] = field(default_factory=list)  # calls the harness ended
     problems: list[Problem] = field(default_factory=list)
-    entries: int = 0
+    messages: int = 0  # the end of the history: one past its last message
 
 
-def _where(index: int, entries: int) -> str:
-    return "the end of the history" if index >= entries else f"message {index}"
+def _where(index: int, messages: int) -> str:
+    return "the end of the history" if index >= messages else f"message {index}"
+
+
+class _Open:
+    """The calls still open, in the order they were made, indexed so that every look-up and
+    removal a result needs is constant time (a message of thousands of parallel calls answered
+    in any order is paired in linear time)."""
+
+    def __init__(self) -> None:
+        self.all: dict[Call, None] = {}  # insertion-ordered: a set that keeps order
+        self.by_id: dict[str, dict[Call, None]] = {}
+        self.by_name: dict[str, dict[Call, None]] = {}
+        self.idless: dict[Call, None] = {}
+        self.idless_by_name: dict[str, dict[Call, None]] = {}
+
+    def _groups(self, call: Call) -> list[dict[Call, None]]:
+        out = [self.all, self.by_name.setdefault(call.name, {})]
+        if call.has_id:
+            out.append(self.by_id.setdefault(call.id, {}))
+        else:
+            out.extend((self.idless, self.idless_by_name.setdefault(call.name, {})))
+        return out
+
+    def add(self, call: Call) -> None:
+        for group in self._groups(call):
+            group[call] = None
+
+    def remove(self, call: Call) -> None:
+        for group in self._groups(call):
+            del group[call]
+
+    def first(self, group: dict[Call, None] | None) -> Call | None:
+        return next(iter(group), None) if group else None
+
+    def clear(self) -> list[Call]:
+        out = list(self.all)
+        for index in (self.all, self.by_id, self.by_name, self.idless, self.idless_by_name):
+            index.clear()
+        return out
 
 
 class _Walk:
-    def __init__(self, entries: int) -> None:
-        self.out = Pairing(entries=entries)
-        self.open: list[Call] = []
+    def __init__(self, messages: int) -> None:
+        self.out = Pairing(messages=messages)
+        self.open = _Open()
         self.by_id: dict[str, list[Call]] = {}
         self.by_name: dict[str, list[Call]] = {}
+        self.idless_by_name: dict[str, list[Call]] = {}
+        self.unanswered: dict[str, dict[Call, None]] = {}  # per id, calls without a result
         self.closed_at: dict[Call, Position] = {}
 
     def problem(self, code: str, part: Call | Result, call_id: str, tool: str, text: str) -> None:
@@ -187,8 +227,8 @@ class _Walk:
         )
 
     def close(self, at: Position) -> None:
-        where = _where(at.index, self.out.entries)
-        for call in self.open:
+        where = _where(at.index, self.out.messages)
+        for call in self.open.clear():
             self.closed_at[call] = at
             self.out.dangling.append((call, at))
             self.problem(
@@ -198,27 +238,25 @@ class _Walk:
                 call.name,
                 f"message {call.index}: call {call.id} ({call.name}) has no result before {where}",
             )
-        self.open.clear()
 
     def end(self, at: Position, why: str) -> None:
-        for call in self.open:
+        for call in self.open.clear():
             self.closed_at[call] = at
             self.out.ended.append((call, why))
-        self.open.clear()
 
     def register(self, calls: list[Call]) -> None:
         for call in calls:
             if call.has_id and call.id in self.by_id:
                 earlier = self.by_id[call.id]
-                unanswered = [c for c in earlier if c not in self.out.answers]
-                if unanswered:
+                unanswered = self.open.first(self.unanswered.get(call.id))
+                if unanswered is not None:
                     self.problem(
                         REUSED,
                         call,
                         call.id,
                         call.name,
                         f"message {call.index}: call id {call.id} ({call.name}) was already "
-                        f"used in message {unanswered[0].index} by a call that has no result, "
+                        f"used in message {unanswered.index} by a call that has no result, "
                         f"so a later result with that id could belong to either",
                     )
                 else:
@@ -233,33 +271,36 @@ class _Walk:
                     )
             if call.has_id:
                 self.by_id.setdefault(call.id, []).append(call)
+                self.unanswered.setdefault(call.id, {})[call] = None
                 self.out.calls.setdefault(call.id, call)
+            else:
+                self.idless_by_name.setdefault(call.name, []).append(call)
             self.by_name.setdefault(call.name, []).append(call)
             if call.ended:
                 self.closed_at[call] = Position(call.index + 1, 0)
                 self.out.ended.append((call, call.ended))
             else:
-                self.open.append(call)
+                self.open.add(call)
 
     def match(self, result: Result) -> None:
+        # the first open call the result can answer: by its id; without an id, the first
+        # open call without one (any call, for a loose result) that has its tool name
+        o = self.open
+        earlier: list[Call]
         if result.call_id is not None:
-            target = next((c for c in self.open if c.has_id and c.id == result.call_id), None)
+            target = o.first(o.by_id.get(result.call_id))
             earlier = self.by_id.get(result.call_id, [])
+        elif result.loose:
+            target = o.first(o.all if result.name is None else o.by_name.get(result.name))
+            earlier = self.by_name.get(result.name or "", [])
         else:
-            target = next(
-                (
-                    c
-                    for c in self.open
-                    if (not c.has_id or result.loose)
-                    and (result.name is None or c.name == result.name)
-                ),
-                None,
-            )
-            earlier = [
-                c for c in self.by_name.get(result.name or "", []) if not c.has_id or result.loose
-            ]
+            named = o.idless if result.name is None else o.idless_by_name.get(result.name)
+            target = o.first(named)
+            earlier = self.idless_by_name.get(result.name or "", [])
         if target is not None:
             self.open.remove(target)
+            if target.has_id:
+                del self.unanswered[target.id][target]
             self.out.answers[target] = result
             self.out.results.setdefault(target.id, []).append(result)
             if result.call_id is not None and result.name not in (None, target.name):
@@ -304,16 +345,23 @@ class _Walk:
             closed = self.closed_at[prior]
             text = (
                 f"the result for {prior.id} ({tool}) comes after its call's answer window "
-                f"closed at {_where(closed.index, self.out.entries)}"
+                f"closed at {_where(closed.index, self.out.messages)}"
             )
         call_id = prior.id if prior is not None else (result.call_id or "")
         self.out.unmatched.append((result, code))
         self.problem(code, result, call_id, tool, f"message {result.index}: {text}")
 
 
-def pair(entries: list[Entry]) -> Pairing:
-    """Walk the history in order; a result answers only a call still open at that point."""
-    walk = _Walk(len(entries))
+def pair(entries: list[Entry], messages: int | None = None) -> Pairing:
+    """Walk the history in order; a result answers only a call still open at that point.
+
+    ``messages``: how many messages the history holds (default: one past the last entry's
+    message). The end of the history is that position, in messages: a shape may read one
+    message as several entries (an ``mcp_call`` with its own result, an ATIF step and its
+    observation), so the number of entries is not where the history ends.
+    """
+    end = messages if messages is not None else max((e.index for e in entries), default=-1) + 1
+    walk = _Walk(end)
     for entry in entries:
         made: list[Call] = []
         for part in entry.parts:
@@ -328,6 +376,6 @@ def pair(entries: list[Entry]) -> Pairing:
         # A message's calls open after the whole message: a result in the same message as its
         # call is not in the call's window.
         walk.register(made)
-    walk.close(Position(len(entries), 0))
+    walk.close(Position(end, 0))
     walk.out.problems.sort(key=Problem.sort_key)
     return walk.out

@@ -37,9 +37,7 @@ def _plan(shape: Shape, messages: list[Any], pairing: Pairing) -> _Plan:
         made = shape.synthetic(call, messages)
         if made is None:
             continue  # the shape has no result of its own for this call (an MCP call)
-        # the end of the history is at or past the last message (a shape may read one message
-        # as two entries, as an mcp_call with its own result, and the walk counts entries)
-        e, s = min(at.index, n), at.slot
+        e, s = at.index, at.slot  # the end of the history is at n (pair counts messages)
         where_end = "at the end of the history" if e >= n else f"before message {e}"
         if not shape.part_layout:
             plan.before.setdefault(e, []).append(made)

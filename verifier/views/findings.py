@@ -97,6 +97,18 @@ def by_severity(findings: Iterable[T]) -> list[tuple[Severity, list[T]]]:
     return [(s, items) for s, items in groups.items() if items]
 
 
+def sentences(*parts: str | None) -> str:
+    """Parts written as sentences, in order: each ends with a full stop (one is added only to
+    a part that ends no sentence already), then one space; empty parts are left out. Never
+    ``.;`` or ``..`` where one part's sentence meets the next."""
+    out = []
+    for part in parts:
+        text = (part or "").strip()
+        if text:
+            out.append(text if text.endswith((".", "!", "?")) else text + ".")
+    return " ".join(out)
+
+
 def count_line(findings: Sequence[HasSeverity]) -> str:
     """``3 finding(s) (2 error(s), 1 note(s))``."""
     parts = [f"{len(items)} {s.value}(s)" for s, items in by_severity(findings)]
@@ -153,6 +165,23 @@ def blocked_summary(blocked: Sequence[Finding]) -> str:
     parts = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
     noun = "finding" if len(blocked) == 1 else "findings"
     return f"{len(blocked)} {noun} blocked by it ({parts})"
+
+
+ALL_BLOCKED = "--all-blocked"  # the option that lists every blocked finding under its cause
+
+
+def blocked_listed(blocked: list[Finding], every: bool) -> tuple[list[Finding], str | None]:
+    """The findings a cause blocks that a human view lists under it (every one, or at most
+    :data:`~verifier.views.check.BLOCKED_SHOWN`), and, when some are left out, a line
+    counting them and naming the option that lists them all."""
+    from verifier.views.check import BLOCKED_SHOWN as shown
+
+    if every or len(blocked) <= shown:
+        return blocked, None
+    rest = len(blocked) - shown
+    return blocked[:shown], (
+        f"and {rest} more blocked by it: {ALL_BLOCKED} lists every one (so does --format json)"
+    )
 
 
 def blocked_by(finding: Finding) -> str:

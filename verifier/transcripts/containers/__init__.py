@@ -29,9 +29,18 @@ CONTAINERS: Registry[Reader] = Registry(
 )
 
 
+def view(reader: Reader, parsed: Parsed) -> Parsed:
+    """The reading of the file ``reader`` takes: a reader of JSON Lines reads a lone JSON
+    object on one line as a JSON Lines file of that line (:attr:`Parsed.one_line`)."""
+    if reader.lines and not parsed.is_lines and parsed.one_line is not None:
+        return parsed.one_line
+    return parsed
+
+
 def claiming(parsed: Parsed) -> list[Reader]:
-    """The readers that claim the file (by features only their format has)."""
-    return [r for r in CONTAINERS.values() if r.claims(parsed)]
+    """The readers that claim the file (by features only their format has), each asked about
+    the reading it takes (:func:`view`)."""
+    return [r for r in CONTAINERS.values() if r.claims(view(r, parsed))]
 
 
 def readings(parsed: Parsed) -> list[str]:
@@ -55,18 +64,28 @@ def readings(parsed: Parsed) -> list[str]:
 
 
 def parse_container(data: bytes, name: str) -> Parsed:
-    """The file as one JSON text or JSON Lines (strict); ``error`` says why it is neither."""
+    """The file as one JSON text or JSON Lines (strict); ``error`` says why it is neither. A
+    lone JSON object on one line is both (``one_line``): without a ``.jsonl`` name, as on
+    standard input, nothing tells which, so every reader is asked about the form it reads."""
     from verifier.transcripts.document import DocumentError, strict_lines, strict_value
 
     if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
         return Parsed(data, name, error="a zip file")
     if not name.lower().endswith((".jsonl", ".ndjson")):
         try:
-            return Parsed(data, name, strict_value(data))
+            parsed = Parsed(data, name, strict_value(data))
         except DocumentError as exc:
             first = str(exc)
             if data.strip().count(b"\n") < 1:
                 return Parsed(data, name, error=first)
+        else:
+            if isinstance(parsed.value, dict) and b"\n" not in data.strip():
+                try:  # the same bytes as one line: read alike (strict either way)
+                    values, lines, texts = strict_lines(data)
+                    parsed.one_line = Parsed(data, name, values, lines, texts, True)
+                except DocumentError:
+                    pass
+            return parsed
     else:
         first = ""
     try:
@@ -85,4 +104,5 @@ __all__ = [
     "claiming",
     "parse_container",
     "readings",
+    "view",
 ]

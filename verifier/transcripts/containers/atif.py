@@ -7,6 +7,9 @@ with ``schema_version``, ``agent`` and ``steps[]``.
   calls. A result whose ``source_call_id`` is null or omitted comes from an action that is
   not a tool call (the RFC, ``ObservationResultSchema``): it is not a tool result.
 
+* ``step_id`` numbers the steps (unique, from 1): two steps with one id are
+  ``transcript.duplicate-id``; both are read, in file order.
+
 Repair appends ``{"source_call_id": id, "content": MARKER}`` to the call's step
 ``observation.results`` (creating them if absent); every result already there is kept (a
 result that answers nothing stays a finding).
@@ -24,7 +27,14 @@ from verifier.transcripts.containers.interface import (
     Transcript,
     one_history,
 )
-from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
+from verifier.transcripts.interface import (
+    Shape,
+    ShapeError,
+    duplicate_ids,
+    message_at,
+    string_at,
+    text_of,
+)
 from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
     Boundary,
@@ -32,6 +42,7 @@ from verifier.transcripts.pairing import (
     Entry,
     Pairing,
     Part,
+    Problem,
     Result,
     marker_like,
 )
@@ -79,6 +90,18 @@ class AtifSteps(Shape):
             if got:
                 out.append(Entry(i, "observation", tuple(got)))
         return out
+
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        uses = []
+        for i, step in enumerate(messages):
+            key = step.get("step_id") if isinstance(step, dict) else None
+            if isinstance(key, (int, str)) and not isinstance(key, bool):
+                uses.append((str(key), i, "/step_id"))
+        return duplicate_ids(
+            uses,
+            "step_id",
+            "a step id names one step, so a reader keyed by it sees another history",
+        )
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         return {"source_call_id": call.id, "content": INTERRUPTED_MARKER}

@@ -42,11 +42,13 @@ from verifier.transcripts.containers.tree import (
 )
 from verifier.transcripts.interface import ShapeError, text_of
 from verifier.transcripts.pairing import (
+    MALFORMED,
     Boundary,
     Ending,
     Entry,
     Pairing,
     Part,
+    Problem,
     Result,
     marker_like,
 )
@@ -88,6 +90,7 @@ class ClaudeCode(Reader):
     def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
         values = parsed.value
         nodes: list[Node] = []
+        loose: list[Problem] = []  # message lines no path can hold: told, never dropped
         for k, v in enumerate(values):
             if not isinstance(v, dict):
                 raise ContainerError(
@@ -95,6 +98,20 @@ class ClaudeCode(Reader):
                 )
             key = v.get("uuid")
             if not isinstance(key, str):
+                if _message(v) is not None:
+                    loose.append(
+                        Problem(
+                            MALFORMED,
+                            0,
+                            0,
+                            "",
+                            "",
+                            f"line {parsed.lines[k]}: a message line ({v['type']}) has no "
+                            "'uuid' string, so it is on no path and its calls and results "
+                            "were not checked",
+                            line=parsed.lines[k],
+                        )
+                    )
                 continue  # summaries, file-history snapshots: not part of the tree
             parent = v.get("parentUuid")
             if not isinstance(parent, str):
@@ -154,10 +171,11 @@ class ClaudeCode(Reader):
                 meta = {"leaf": leaf, "sidechain": side}
                 out.append(self._transcript(parsed, list(p.members), label, p.active, meta))
                 out[-1].problems.extend(skipped_problem(p))
-        twice = duplicate_problems(nodes, lambda k: parsed.lines[k], "uuid")
+        twice = [*duplicate_problems(nodes, lambda k: parsed.lines[k], "uuid"), *loose]
         if twice and out:  # the file's, told once: on the first active path
             next(t for t in out if t.active).problems.extend(twice)
-        return out
+        elif loose:
+            raise ContainerError(loose[0].message, line=loose[0].line)
         return out
 
     def _transcript(
@@ -216,7 +234,10 @@ class ClaudeCode(Reader):
             row, inner = origin[index][min(slot, len(origin[index]) - 1)]
             return parsed.lines[row], inner if pointer else inner.rsplit("/content", 1)[0] or None
 
-        return Transcript(label, ANTHROPIC, messages, entries, locate, active, meta, repair=origin)
+        problems = ANTHROPIC.id_problems(messages)
+        return Transcript(
+            label, ANTHROPIC, messages, entries, locate, active, meta, problems, origin
+        )
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         """Only adds: each synthetic result is a new line; the line it precedes is linked to
@@ -226,6 +247,7 @@ class ClaudeCode(Reader):
         used = {v.get("uuid") for v in values if isinstance(v, dict)}
         for t, pairing in plan:
             origin: list[list[tuple[int, str]]] = t.repair
+            after = max((r for rows in origin for r, _ in rows), default=-1) + 1
             for call, at in pairing.dangling:
                 row = origin[call.index][call.slot][0]
                 line = self._line(values[row], call, used)
@@ -233,7 +255,7 @@ class ClaudeCode(Reader):
                 if closing:
                     k = closing[min(at.slot, len(closing) - 1)][0]
                 else:  # the end of the path: after its last line, whatever follows in the file
-                    k = max(r for rows in origin for r, _ in rows) + 1
+                    k = after
                     line["parentUuid"] = FIXED
                 before.setdefault(k, []).append(line)
         # link each new line in front of the line it precedes (or after the path's last line,

@@ -57,7 +57,7 @@ def member_data(
         except ImportError:
             raise ContainerError(
                 f"{name} is compressed with zstd (zip method 93), which this Python cannot "
-                "decode; install the 'zstandard' package (pip install 'verifier[zstd]')",
+                "decode; install the 'zstandard' package (pip install 'verify-evidence[zstd]')",
                 UNREADABLE,
             ) from None
         handle.seek(info.header_offset + 26)

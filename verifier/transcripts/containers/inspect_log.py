@@ -18,6 +18,8 @@ its sample id and epoch (and the task).
   ``message_pool`` / ``events_data`` hold the inputs of its model *events* (``input_refs``
   ranges), never its ``messages``, so they are not read: every ``messages`` entry must be a
   message object.
+* A message's ``id`` is unique in the sample (Inspect's message pool and its condensing key
+  messages by it): two messages with one id are ``transcript.duplicate-id``; both are read.
 * The task is named by ``header.json`` (a finished log) or ``_journal/start.json`` (a log
   still being written, or one whose run died), ``eval.task``.
 * The zip is read under the project's zip rules (:mod:`verifier.sources.zip`): a member
@@ -54,7 +56,14 @@ from verifier.transcripts.containers.interface import (
     chat_calls,
 )
 from verifier.transcripts.document import DocumentError, strict_value
-from verifier.transcripts.interface import Shape, ShapeError, message_at, string_at, text_of
+from verifier.transcripts.interface import (
+    Shape,
+    ShapeError,
+    duplicate_ids,
+    message_at,
+    string_at,
+    text_of,
+)
 from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
     UNRESOLVED,
@@ -119,6 +128,14 @@ class InspectMessages(Shape):
                     parts.extend(chat_calls(calls, i))
             out.append(Entry(i, role, tuple(parts)))
         return out
+
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        uses = [
+            (m["id"], i, "/id")
+            for i, m in enumerate(messages)
+            if isinstance(m, dict) and isinstance(m.get("id"), str)
+        ]
+        return duplicate_ids(uses, "message id", "Inspect keys messages by their id")
 
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         return {
@@ -290,6 +307,7 @@ class InspectLog(Reader):
             meta["taskId"] = task
         if member:
             meta["member"] = member
+        problems.extend(MESSAGES.id_problems(messages))
         return Transcript(
             name, MESSAGES, messages, entries, locate, True, meta, problems, (base, raw, sample)
         )

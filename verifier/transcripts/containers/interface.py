@@ -69,6 +69,9 @@ class Parsed:
     texts: list[str] = field(default_factory=list)
     is_lines: bool = False
     error: str = ""  # why it is neither JSON nor JSON Lines (then ``value`` is None)
+    #: a lone JSON object on one line is also a JSON Lines file of one line (standard input
+    #: has no ``.jsonl`` name to tell): that reading, for the readers of JSON Lines
+    one_line: Parsed | None = None
 
 
 class Reader(abc.ABC):
@@ -143,7 +146,10 @@ def one_history(
             return None, f"{base}/{index}{pointer}"
         return None, end_pointer
 
-    return Transcript(name, shape, messages, entries, locate, True, dict(meta or {}), repair=True)
+    problems = shape.id_problems(messages)
+    return Transcript(
+        name, shape, messages, entries, locate, True, dict(meta or {}), problems, repair=True
+    )
 
 
 __all__ = [

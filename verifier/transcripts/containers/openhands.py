@@ -14,6 +14,10 @@
   never sent again (the user never answered) stays a call.
 * A ``message`` action (from the user or the agent) starts a new turn; so does a call that
   comes from a new model response (``tool_call_metadata.model_response.id``).
+* Event ids are unique (the stream numbers every event it adds): two events with one id are
+  ``transcript.duplicate-id`` (an observation's ``cause`` could mean either); both are read.
+  The ``null`` observation an older output pairs with an action that had none is a
+  placeholder, not an event of the stream, and its id is not counted.
 * The harness's own endings: a ``finish`` action ends the run and waits for no observation;
   an ``agent_state_changed`` observation to ``stopped``, ``error``, ``paused`` or
   ``rejected`` ends every call still open; the ``error`` observation the controller writes
@@ -38,7 +42,7 @@ from verifier.transcripts.containers.interface import (
     Transcript,
     one_history,
 )
-from verifier.transcripts.interface import Shape, ShapeError, message_at
+from verifier.transcripts.interface import Shape, ShapeError, duplicate_ids, message_at
 from verifier.transcripts.pairing import (
     INTERRUPTED_MARKER,
     Boundary,
@@ -47,6 +51,7 @@ from verifier.transcripts.pairing import (
     Entry,
     Pairing,
     Part,
+    Problem,
     Result,
     marker_like,
 )
@@ -74,19 +79,19 @@ def _is_call(event: dict[str, Any]) -> bool:
 
 
 def _resent_key(event: dict[str, Any]) -> str:
-    """What identifies an action sent again after confirmation: its tool call id, else the
-    action and its arguments without their confirmation state."""
+    """What identifies an action sent again after confirmation: the action and its arguments
+    without their confirmation state, and its tool call id (the controller sends the same
+    action object again, so all of these match; another action reusing the tool call id is
+    not the one sent again, and stays a call of its own)."""
     meta = event.get("tool_call_metadata")
     cid = meta.get("tool_call_id") if isinstance(meta, dict) else None
-    if isinstance(cid, str):
-        return "id:" + cid
     args = event.get("args")
     args = (
         {k: v for k, v in args.items() if k != "confirmation_state"}
         if isinstance(args, dict)
         else args
     )
-    return "args:" + dumps([event.get("action"), args], separators=(",", ":"))
+    return dumps([cid, event.get("action"), args], separators=(",", ":"))
 
 
 def _awaiting_resent(events: list[Any]) -> set[int]:
@@ -186,9 +191,20 @@ class OpenHandsEvents(Shape):
             out.append(Entry(i, str(ev.get("source")), tuple(parts)))
         return out
 
+    def id_problems(self, messages: list[Any]) -> list[Problem]:
+        uses = [
+            (key, i, "/id")
+            for i, m in enumerate(messages)
+            if isinstance(m, dict)
+            and m.get("observation") != "null"  # a placeholder pair, not an event of the stream
+            and (key := _key(m.get("id"))) is not None
+        ]
+        return duplicate_ids(
+            uses, "event id", "an observation's cause names one event, which is now unknown"
+        )
+
     def synthetic(self, call: Call, messages: list[Any]) -> Any:
         made = messages[call.index]
-        ids = [v for m in messages if isinstance(m, dict) and isinstance(v := m.get("id"), int)]
         out: dict[str, Any] = {
             "id": None,  # numbered by the writer, after the largest id
             "source": "environment",
@@ -200,7 +216,6 @@ class OpenHandsEvents(Shape):
         }
         if "tool_call_metadata" in made:
             out["tool_call_metadata"] = made["tool_call_metadata"]
-        out["id"] = (max(ids) if ids else 0) + 1
         return out
 
 

@@ -175,6 +175,7 @@ class PiSession(Reader):
         for transcript, messages in plan_messages:
             where: list[int] = transcript.repair
             index = {id(m): where[i] for i, m in enumerate(transcript.messages)}
+            stamps = self._stamps(values, where, transcript)
             pending: list[Any] = []
             for m in [*messages, None]:
                 if m is not None and id(m) not in index:
@@ -182,9 +183,7 @@ class PiSession(Reader):
                     continue
                 if pending:
                     at = index[id(m)] if m is not None else len(values)
-                    before.setdefault(at, []).extend(
-                        self._entry(values, x, used, where, transcript) for x in pending
-                    )
+                    before.setdefault(at, []).extend(self._entry(x, used, stamps) for x in pending)
                     pending = []
         if not tree:
             for at in before:
@@ -215,26 +214,31 @@ class PiSession(Reader):
         return values[rows[-1]].get("id") if rows else None
 
     @staticmethod
-    def _entry(
-        values: list[Any], message: Any, used: set[Any], where: list[int], t: Transcript
-    ) -> dict[str, Any]:
+    def _stamps(values: list[Any], where: list[int], t: Transcript) -> dict[str, Any]:
+        """Each call id's timestamp: that of the entry of its first call (one pass over the
+        path, so a repair adding many results stays linear)."""
+        out: dict[str, Any] = {}
+        for i, m in enumerate(t.messages):
+            content = m.get("content") if isinstance(m, dict) else None
+            for b in content if isinstance(content, list) else ():
+                call_id = b.get("id") if isinstance(b, dict) else None
+                if isinstance(call_id, str) and call_id not in out:
+                    out[call_id] = values[where[i]].get("timestamp")
+        return out
+
+    @staticmethod
+    def _entry(message: Any, used: set[Any], stamps: dict[str, Any]) -> dict[str, Any]:
         call_id = message.get("toolCallId", "") if isinstance(message, dict) else ""
         seed = hashlib.sha256(f"not-run:{call_id}".encode()).hexdigest()
         n, new_id = 8, seed[:8]
-        while new_id in used:
+        while new_id in used:  # ends: a file holds finitely many ids, each number is new
             n += 1
-            new_id = seed[:n]
+            new_id = seed[:n] if n <= len(seed) else f"{seed[:8]}-{n}"
         used.add(new_id)
         entry: dict[str, Any] = {"type": "message", "id": new_id, "parentId": None}
-        for i, m in enumerate(t.messages):  # the timestamp of the call's entry, never the clock
-            content = m.get("content") if isinstance(m, dict) else None
-            if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("id") == call_id for b in content
-            ):
-                stamp = values[where[i]].get("timestamp")
-                if stamp is not None:
-                    entry["timestamp"] = stamp
-                break
+        stamp = stamps.get(call_id) if isinstance(call_id, str) else None
+        if stamp is not None:  # the timestamp of the call's entry, never the clock
+            entry["timestamp"] = stamp
         entry["message"] = message
         return entry
 

@@ -115,10 +115,11 @@ class OpenHandsOutput(Reader):
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         texts = list(parsed.texts)
+        runs = _runs(parsed.value, "history")
         for t, pairing in plan:
             if t.repair is None:
                 raise ContainerError(f"{t.name}: repair does not write [action, observation] pairs")
-            k = next(k for k, e in enumerate(parsed.value) if e.get("history") is t.messages)
+            k = runs[id(t.messages)]
             events, _ = repaired_messages(t.shape, t.messages, pairing)
             ids = [
                 v for m in t.messages if isinstance(m, dict) and isinstance(v := m.get("id"), int)
@@ -133,6 +134,12 @@ class OpenHandsOutput(Reader):
                 numbered.append(m)
             texts[k] = dumps({**parsed.value[k], "history": numbered}, separators=(",", ":"))
         return ("\n".join(texts) + "\n").encode("utf-8")
+
+
+def _runs(values: list[Any], key: str) -> dict[int, int]:
+    """Each run's place in the file, by the identity of its message list (one pass, so
+    repairing many runs stays linear)."""
+    return {id(e[key]): k for k, e in enumerate(values) if isinstance(e, dict) and key in e}
 
 
 Locate = Callable[[int, str], tuple[int | None, str | None]]
@@ -189,8 +196,9 @@ class TauBench(Reader):
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
         runs = list(parsed.value)
+        where = _runs(runs, "traj")
         for t, pairing in plan:
-            k = next(k for k, e in enumerate(runs) if e.get("traj") is t.messages)
+            k = where[id(t.messages)]
             messages, _ = repaired_messages(t.shape, t.messages, pairing)
             runs[k] = {**runs[k], "traj": messages}
         return (dumps(runs, indent=2) + "\n").encode("utf-8")

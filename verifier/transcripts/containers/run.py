@@ -83,7 +83,7 @@ def check_transcripts(transcripts: list[Transcript], path: str) -> list[Checked]
     seen: set[tuple[Any, ...]] = set()
     ordered = sorted(transcripts, key=lambda t: not t.active)  # active paths first
     for t in ordered:
-        pairing = pair(t.entries)
+        pairing = pair(t.entries, len(t.messages))
         problems = sorted([*t.problems, *pairing.problems], key=Problem.sort_key)
         if not t.active:
             problems = [p for p in problems if _key(p, t) not in seen]
@@ -127,13 +127,19 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
     """The container reader for the file: the one named (``shape``), else the one whose
     features it shows; ``None`` when the file is to be read as a bare message list."""
     from verifier.transcripts import SHAPES
-    from verifier.transcripts.containers import CONTAINERS, claiming, parse_container, readings
+    from verifier.transcripts.containers import (
+        CONTAINERS,
+        claiming,
+        parse_container,
+        readings,
+        view,
+    )
 
     if shape is not None and shape in SHAPES:
         return None
     parsed = parse_container(data, path)
     if shape is not None:
-        return Found(CONTAINERS[shape], parsed, "given")
+        return Found(CONTAINERS[shape], view(CONTAINERS[shape], parsed), "given")
     hits = claiming(parsed)
     every = readings(parsed)
     if len(every) > 1:
@@ -146,7 +152,7 @@ def container_of(data: bytes, path: str, shape: str | None) -> Found | None:
         )
         return Found(None, parsed, "none", finding)
     if len(hits) == 1:
-        return Found(hits[0], parsed, "detected")
+        return Found(hits[0], view(hits[0], parsed), "detected")
     return None
 
 

@@ -13,6 +13,10 @@ from verifier.views.interface import Format, Registry
 if TYPE_CHECKING:
     from verifier.report import Report
 
+#: how many of the findings one cause blocks the text and rich views list under it, unless
+#: the report asks for every one (``check --all-blocked``); the rest are counted
+BLOCKED_SHOWN = 20
+
 CHECK: Registry[Report] = Registry(
     "check",
     Format("text", "verifier.views.check.text:render", ".txt"),
@@ -40,4 +44,4 @@ CHECK: Registry[Report] = Registry(
     Format("in-toto", "verifier.views.check.intoto:render", ".intoto.json"),
 )
 
-__all__ = ["CHECK"]
+__all__ = ["BLOCKED_SHOWN", "CHECK"]

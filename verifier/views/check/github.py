@@ -38,6 +38,7 @@ from verifier.views.findings import (
     cascade_line,
     count_line,
     entry_note,
+    sentences,
     verdict_text,
 )
 from verifier.views.inert import github_data, github_property
@@ -67,7 +68,7 @@ def _annotation(report: Report, finding: Finding, blocked: list[Finding] | None 
     if finding.hint:
         message += f" (hint: {finding.hint})"
     if blocked:
-        message += f"; {blocked_summary(blocked)}"
+        message = sentences(message, blocked_summary(blocked))
     return f"::{COMMAND[finding.severity]} {','.join(props)}::{github_data(message)}"
 
 
@@ -88,23 +89,28 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
             )
         )
     stages = ", ".join(f"{s.stage.value} {report.stage_status(s).value}" for s in report.checks)
-    summary = f"{verdict_text(report)}: {stages}; {report.summary_line}; "
-    summary += authenticity_detail(report)
+    counted = None
     if findings:
-        summary += f"; {count_line(findings)}"
         chained = cascade_line(groups)
-        if chained:
-            summary += f" ({chained})"
+        counted = count_line(findings) + (f" ({chained})" if chained else "")
     crowded = [
         s.value
         for s in (Severity.ERROR, Severity.WARNING)
         if sum(1 for f in kept if f.severity is s) > SHOWN_PER_STEP
     ]
+    step = None
     if crowded:
-        summary += (
-            f"; GitHub's step view shows only the first {SHOWN_PER_STEP} "
+        step = (
+            f"GitHub's step view shows only the first {SHOWN_PER_STEP} "
             f"{' and '.join(c + 's' for c in crowded)} (the log shows every annotation)"
         )
+    summary = sentences(
+        f"{verdict_text(report)}: {stages}",
+        report.summary_line,
+        authenticity_detail(report),
+        counted,
+        step,
+    )
     level = "notice" if report.passed else "error"
     lines.append(f"::{level} title=verify-evidence::{github_data(summary)}")
     return "\n".join(lines) + "\n"

@@ -1,5 +1,5 @@
 """The check report as an in-toto Statement v1 (``--format in-toto``;
-``schemas/in-toto-statement.schema.json``): a verification statement another tool can sign
+``verifier/schemas/in-toto-statement.schema.json``): a verification statement another tool can sign
 or consume.
 
 The subject is what the run verified: a zip or tarball by its SHA-256, or a git commit (the

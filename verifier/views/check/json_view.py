@@ -1,4 +1,4 @@
-"""The report as JSON (``schemas/report.schema.json``): sorted keys, two-space indent, LF.
+"""The report as JSON (``verifier/schemas/report.schema.json``): sorted keys, two-space indent, LF.
 
 :func:`render_parts` writes it a part at a time, its findings, assertions and files a few
 thousand at a time (the CLI writes each part as it comes): a report of 100,000 records is

@@ -18,6 +18,7 @@ from verifier.views.findings import (
     count_line,
     entry_note,
     location,
+    sentences,
     verdict_text,
 )
 from verifier.views.inert import markdown as _esc
@@ -74,7 +75,7 @@ def render(report: Report) -> str:
             message = f.message + entry_note(f, str) + blocked_by(f)
             message += f" (hint: {f.hint})" if f.hint else ""
             if blocked:
-                message += f"; {blocked_summary(blocked)}"
+                message = sentences(message, blocked_summary(blocked))
             lines.append(f"| {f.severity.value} | `{f.code}` | {_esc(where)} | {_esc(message)} |")
         if len(groups) > MAX_FINDINGS:
             lines.append(f"\n{len(groups) - MAX_FINDINGS} more findings: see the JSON report.")

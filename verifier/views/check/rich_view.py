@@ -21,6 +21,7 @@ from verifier.views.check.text import (
 )
 from verifier.views.findings import (
     blocked_by,
+    blocked_listed,
     blocked_summary,
     cascade,
     cascade_line,
@@ -86,8 +87,9 @@ def show(report: Report, out: Console) -> None:
     groups = cascade(findings)
     chained = cascade_line(groups)
     title = count_line(findings) + (f"; {chained}" if chained else "")
+    every = report.all_blocked
     if stacked(out):
-        _stacked_findings(groups, title, out)
+        _stacked_findings(groups, title, out, every)
         return
     ftable = grid(("severity", "where", "code", "message"), title=Text(title))
     for finding, blocked in groups:
@@ -98,6 +100,16 @@ def show(report: Report, out: Console) -> None:
             Text(finding.code, style="red"),
             message,
         )
+        listed, more = blocked_listed(blocked, every)
+        for b in listed:  # under their cause, indented
+            ftable.add_row(
+                Text(b.severity.value, style=SEVERITY_STYLE[b.severity]),
+                Text("  " + location(b)),
+                Text("  " + b.code, style="yellow"),
+                plain(b.message + entry_note(b, str)),
+            )
+        if more:
+            ftable.add_row(Text(""), Text(""), Text(""), Text(more, style="yellow"))
     out.print(ftable)
 
 
@@ -113,7 +125,7 @@ def _message(finding: Finding, blocked: list[Finding], indent: str) -> Text:
 
 
 def _stacked_findings(
-    groups: list[tuple[Finding, list[Finding]]], title: str, out: Console
+    groups: list[tuple[Finding, list[Finding]]], title: str, out: Console, every: bool
 ) -> None:
     """Each finding as a block (severity and code, then where, then the message, indented):
     no column is narrowed, so a path or a digest wraps only where the terminal ends."""
@@ -128,3 +140,14 @@ def _stacked_findings(
         )
         out.print(Text("  " + location(finding), overflow="fold"))
         out.print(_message(finding, blocked, "  "))
+        listed, more = blocked_listed(blocked, every)
+        for b in listed:  # under their cause, indented
+            out.print(
+                Text.assemble(
+                    "    ", (b.severity.value, SEVERITY_STYLE[b.severity]), " ", (b.code, "yellow")
+                )
+            )
+            out.print(Text("      " + location(b), overflow="fold"))
+            out.print(plain("      " + b.message + entry_note(b, str)))
+        if more:
+            out.print(Text("    " + more, style="yellow"))

@@ -8,10 +8,11 @@ or a control sequence in a name is an escape, never a second line.
 
 from __future__ import annotations
 
-from verifier.findings import Severity
+from verifier.findings import Finding, Severity
 from verifier.report import Report, StageResult, StageStatus
 from verifier.views.findings import (
     blocked_by,
+    blocked_listed,
     blocked_summary,
     by_severity,
     cascade,
@@ -127,6 +128,12 @@ def advice_line(report: Report) -> str | None:
     )
 
 
+def _severity_apart(blocked: Finding, cause: Finding) -> str:
+    """``warning: `` before a blocked finding listed under a cause of another severity (the
+    list is grouped by its causes' severities)."""
+    return "" if blocked.severity is cause.severity else f"{blocked.severity.value}: "
+
+
 def render(report: Report) -> str:
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
@@ -162,7 +169,11 @@ def render(report: Report) -> str:
             for f in items:
                 lines.append(finding_line(f) + visible(blocked_by(f)))
                 if blocked[id(f)]:
-                    lines.append(f"  {blocked_summary(blocked[id(f)])}; --format json lists each")
+                    lines.append(f"  {blocked_summary(blocked[id(f)])}:")
+                    listed, more = blocked_listed(blocked[id(f)], report.all_blocked)
+                    lines.extend(f"    {_severity_apart(b, f)}{finding_line(b)}" for b in listed)
+                    if more:
+                        lines.append(f"    {more}")
         if advice:
             lines.append(advice)
     else:

@@ -1,4 +1,4 @@
-"""The coverage report as JSON (``schemas/coverage.schema.json``): sorted keys, two-space
+"""The coverage report as JSON (``verifier/schemas/coverage.schema.json``): sorted keys, two-space
 indent, LF; strings exactly as read (lone surrogates as ``\\udcXX`` escapes)."""
 
 from __future__ import annotations

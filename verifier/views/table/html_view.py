@@ -1,5 +1,11 @@
 """One self-contained HTML page: inline style, no script, no external reference.
 
+A Content-Security-Policy meta allows the page's own style sheet (by its SHA-256) and
+nothing else. Below 600 px (a phone) each table of cases, cells and files stacks: a row
+becomes a card and each value is labelled by its column's header (``data-label``, shown by
+``::before``), so the page never scrolls sideways. Long unbroken archive text wraps; at a
+desktop's width a table it still makes too wide scrolls inside itself, not the page.
+
 It holds the verification status, what was verified (tool version, the source and its digest
 or commit, the manifest and its digest, the time: ``SOURCE_DATE_EPOCH`` when set, and each
 stage's verdict), the table, and for each case the evidence files behind it
@@ -9,6 +15,10 @@ stage's verdict), the table, and for each case the evidence files behind it
 
 from __future__ import annotations
 
+import base64
+import hashlib
+from collections.abc import Sequence
+
 from verifier.table.build import CaseRow, OutcomeTable
 from verifier.views.inert import html_text as escape
 from verifier.views.table import TableView
@@ -17,11 +27,13 @@ from verifier.views.table.columns import groups as columns_groups
 
 STYLE = """
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:14px;
-line-height:1.45;margin:0;padding:1.5rem 2rem;color:#1f2328;background:#fff;max-width:92rem}
+line-height:1.45;margin:0;padding:1.5rem 2rem;color:#1f2328;background:#fff;max-width:92rem;
+overflow-wrap:anywhere}
 h1{font-size:1.6rem;margin:0 0 .5rem}h2{font-size:1.25rem;margin-top:2rem;
 border-bottom:1px solid #d0d7de;padding-bottom:.3rem}h3{font-size:1.05rem}
-table{border-collapse:collapse;margin:1rem 0}
-th,td{border:1px solid #d0d7de;padding:.4rem .6rem;vertical-align:top;text-align:left}
+table{border-collapse:collapse;margin:1rem 0;display:block;overflow-x:auto}
+th,td{border:1px solid #d0d7de;padding:.4rem .6rem;vertical-align:top;text-align:left;
+overflow-wrap:break-word}
 th{background:#f6f8fa;font-weight:600}
 tr:nth-child(even) td{background:#fbfcfd}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;
@@ -35,7 +47,41 @@ table.meta th,table.meta td{border:none;background:none;padding:.15rem 1rem .15r
 table.meta th{color:#59636e}
 .stage-passed{color:#1a7f37}.stage-failed{color:#cf222e;font-weight:bold}
 .stage-skipped,.stage-nothing-to-check{color:#9a6700}
+@media (max-width:600px){
+body{padding:1rem .75rem}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}
+table.stack{border:0;margin:.75rem 0}
+table.stack thead{display:none}
+table.stack tr{border:1px solid #d0d7de;border-radius:6px;margin:0 0 .75rem;overflow:hidden}
+table.stack td{border:0;border-top:1px solid #eaeef2;padding:.35rem .7rem}
+table.stack td:first-child{border-top:0;background:#f6f8fa;font-weight:600}
+table.stack tr.unverified td{background:#ffebe9}
+table.stack td:not(:first-child)::before{content:attr(data-label);display:block;
+font-size:.75rem;font-weight:600;color:#59636e}
+table.meta th,table.meta td{display:block;padding:0}
+table.meta th{padding-top:.4rem;font-size:.75rem}
+}
 """
+STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
+CSP = f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; base-uri 'none'; form-action 'none'"
+
+
+def _stacked(headers: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]) -> list[str]:
+    """A table whose rows stack into labelled cards on a narrow screen: each ``(class, cells)``
+    row's cells are HTML already escaped; each cell is labelled by its header."""
+    out = [
+        '<table class="stack"><thead><tr>'
+        + "".join(f"<th>{escape(h)}</th>" for h in headers)
+        + "</tr></thead><tbody>"
+    ]
+    for cls, cells in rows:
+        tds = "".join(
+            f'<td data-label="{escape(h)}">{cell}</td>'
+            for h, cell in zip(headers, cells, strict=True)
+        )
+        out.append(f'<tr class="{escape(cls)}">{tds}</tr>' if cls else f"<tr>{tds}</tr>")
+    out.append("</tbody></table>")
+    return out
 
 
 def _source(table: OutcomeTable) -> str:
@@ -75,26 +121,26 @@ def _mark(text: str) -> str:
 
 
 def _cells_table(row: CaseRow) -> list[str]:
-    out = [
-        "<table><tr><th>Group</th><th>Value</th><th>Source</th><th>SHA-256</th>"
-        "<th>Established by</th></tr>"
-    ]
-    groups = columns_groups(row)
-    for name, cells in groups:
+    rows: list[tuple[str, list[str]]] = []
+    for name, cells in columns_groups(row):
         for cell in cells:
-            cls = "" if cell.verified else ' class="unverified"'
             by = ", ".join(f"{aid} ({status})" for aid, status in cell.assertions) or "none"
             value = escape(cell.shown())
             if not cell.verified:
                 value += '<br><span class="bad">' + escape("; ".join(cell.problems)) + "</span>"
-            out.append(
-                f"<tr{cls}><td>{escape(name)}</td><td>{value}</td>"
-                f"<td><code>{escape(cell.path)}#{escape(cell.pointer)}</code></td>"
-                f"<td><code>{escape(cell.sha256 or 'none')}</code></td>"
-                f"<td>{escape(by)}</td></tr>"
+            rows.append(
+                (
+                    "" if cell.verified else "unverified",
+                    [
+                        escape(name),
+                        value,
+                        f"<code>{escape(cell.path)}#{escape(cell.pointer)}</code>",
+                        f"<code>{escape(cell.sha256 or 'none')}</code>",
+                        escape(by),
+                    ],
+                )
             )
-    out.append("</table>")
-    return out
+    return _stacked(("Group", "Value", "Source", "SHA-256", "Established by"), rows)
 
 
 def _case_section(row: CaseRow) -> list[str]:
@@ -104,14 +150,13 @@ def _case_section(row: CaseRow) -> list[str]:
     ]
     out.extend(_cells_table(row))
     out.append("<p>Limits: " + escape("; ".join(row.limits) or "none stated") + "</p>")
-    out.append(
-        "<details><summary>Evidence files</summary><table><tr><th>Path</th><th>SHA-256</th></tr>"
-    )
-    out.extend(
-        f"<tr><td><code>{escape(p)}</code></td><td><code>{escape(d or 'none')}</code></td></tr>"
+    out.append("<details><summary>Evidence files</summary>")
+    files = [
+        ("", [f"<code>{escape(p)}</code>", f"<code>{escape(d or 'none')}</code>"])
         for p, d in row.files
-    )
-    out.append("</table></details>")
+    ]
+    out.extend(_stacked(("Path", "SHA-256"), files))
+    out.append("</details>")
     out.append("<details><summary>Assertions covering the case</summary><ul>")
     out.extend(
         f"<li><code>{escape(aid)}</code>: {escape(status)}</li>" for aid, status in row.assertions
@@ -125,6 +170,8 @@ def _page(table: OutcomeTable, body: list[str]) -> str:
     head = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>Per-case outcome table</title>",
         f"<style>{STYLE}</style></head><body>",
         "<h1>Per-case outcome table</h1>",
@@ -136,14 +183,12 @@ def _page(table: OutcomeTable, body: list[str]) -> str:
 
 
 def render_table(table: OutcomeTable) -> str:
-    body = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADERS) + "</tr>"]
+    rows: list[tuple[str, list[str]]] = []
     for row in table.cases:
         values = row_values(row, _mark)
-        cells = "".join(f"<td>{escape(v)}</td>" for v in values[1:])
-        body.append(
-            f'<tr><td><a href="#case-{escape(row.id)}">{escape(values[0])}</a></td>{cells}</tr>'
-        )
-    body.append("</table>")
+        link = f'<a href="#case-{escape(row.id)}">{escape(values[0])}</a>'
+        rows.append(("", [link, *(escape(v) for v in values[1:])]))
+    body = _stacked(HEADERS, rows)
     body.append(
         "<p>Counts are per case and are not combined across cases. The original "
         "acceptance result and later readbacks are separate observations; neither "

@@ -1,4 +1,5 @@
-"""JSON (``schemas/table.schema.json``): every cell with its source file, pointer and digest."""
+"""JSON (``verifier/schemas/table.schema.json``): every cell with its source file, pointer
+and digest."""
 
 from __future__ import annotations
 

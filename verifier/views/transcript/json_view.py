@@ -1,6 +1,6 @@
 """JSON of a :class:`~verifier.transcripts.check.TranscriptReport`
-(``schemas/transcript-report.schema.json``): sorted keys, two-space indentation, files in the
-order given."""
+(``verifier/schemas/transcript-report.schema.json``): sorted keys, two-space indentation,
+files in the order given."""
 
 from __future__ import annotations
 
