@@ -165,7 +165,10 @@ def _outside(tmp: Path) -> dict[str, str]:
 def _report_schema() -> dict[str, object]:
     """The JSON report's schema, wherever in the clone the project keeps it."""
     found = sorted(
-        p for p in REPO.glob("**/report.schema.json") if not {".venv", "tests"} & set(p.parts)
+        p
+        for p in REPO.glob("**/report.schema.json")
+        # the parts inside the clone only: the clone itself may sit in a folder named tests
+        if not {".venv", "tests"} & set(p.relative_to(REPO).parts)
     )
     assert found, "no report.schema.json in the clone"
     loaded: dict[str, object] = json.loads(found[0].read_text(encoding="utf-8"))
