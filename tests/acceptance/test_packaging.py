@@ -32,6 +32,9 @@ from jsonschema import Draft202012Validator
 from tests.conftest import REPO, copy_bundled, require_module
 from verifier.version import __version__
 
+# slow: builds the sdist and the wheel, installs it in a fresh venv (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 # the clone as a fresh checkout has it (tests/ too: leaving it out of the sdist is checked)
 IGNORE = shutil.ignore_patterns(
     ".*", "__pycache__", "*.pyc", "*.egg-info", "build", "dist", "node_modules"
