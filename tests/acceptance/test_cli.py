@@ -224,6 +224,37 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "verify-evidence check" in ci
 
 
+def test_ci_runs_the_slow_tests_too() -> None:
+    """Tests marked ``slow`` are still run: neither pyproject's addopts nor any pytest run of
+    CI selects by marker (a `-m` on the command line replaces the addopts' one), so CI runs
+    everything it ran before they were marked, and so does the README's command."""
+    import itertools
+    import shlex
+    import tomllib
+
+    def marker_expression(args: list[str]) -> str | None:
+        chosen = None
+        for flag, value in itertools.pairwise(args):
+            if flag == "-m":
+                chosen = value
+        return chosen
+
+    ini = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    options = ini["tool"]["pytest"]["ini_options"]
+    assert any(marker.startswith("slow:") for marker in options["markers"])
+    default = marker_expression(shlex.split(options["addopts"]))
+    ci = (REPO / ".ci/run").read_text(encoding="utf-8")
+    runs = [  # each pytest run's own arguments
+        line.rstrip("\\").split("python -m pytest", 1)[1]
+        for line in ci.splitlines()
+        if "python -m pytest" in line and not line.lstrip().startswith("#")
+    ]
+    assert len(runs) >= 2
+    for args in runs:
+        chosen = marker_expression(shlex.split(args))
+        assert (default if chosen is None else chosen) in (None, ""), args
+
+
 def test_check_imports_only_what_it_needs() -> None:
     """Start-up stays small: a check does not import pydantic (typer 0.29 imports it for
     every option; the dependency is capped below that release)."""

@@ -25,6 +25,9 @@ from verifier.execute.registry import MIN_ITEMS
 from verifier.pipeline import Options, Run, run
 from verifier.views.check import CHECK as FORMATS
 
+# slow: every executor over generated archives, Dask clusters included (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 CASES = 700  # three records each: 2,100 records, over MIN_ITEMS files
 
 

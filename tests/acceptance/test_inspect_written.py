@@ -24,6 +24,9 @@ import pytest
 from tests.acceptance.test_transcript_cli import cli
 from tests.conftest import REPO, missing_oracle
 
+# slow: Inspect AI writes and reads logs in its own interpreter (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 TASKS = REPO / "docs" / "real-files" / "inspect_tasks.py"
 ENV = "VERIFIER_INSPECT_PYTHON"
 MARKER = "not run: the turn was interrupted"

@@ -4,8 +4,13 @@ assertions (branch bundled-spec adds those this test reveals are missing)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.acceptance.test_coverage_cli import cli, report_of
 from tests.conftest import REPO
+
+# slow: every mutant of the bundled archive's spec (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
 
 
 def test_the_bundled_archive_has_no_survivor() -> None:

@@ -32,6 +32,9 @@ from jsonschema import Draft202012Validator
 from tests.conftest import REPO, copy_bundled, require_module
 from verifier.version import __version__
 
+# slow: builds the sdist and the wheel, installs it in a fresh venv (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 # the clone as a fresh checkout has it (tests/ too: leaving it out of the sdist is checked)
 IGNORE = shutil.ignore_patterns(
     ".*", "__pycache__", "*.pyc", "*.egg-info", "build", "dist", "node_modules"
@@ -165,7 +168,10 @@ def _outside(tmp: Path) -> dict[str, str]:
 def _report_schema() -> dict[str, object]:
     """The JSON report's schema, wherever in the clone the project keeps it."""
     found = sorted(
-        p for p in REPO.glob("**/report.schema.json") if not {".venv", "tests"} & set(p.parts)
+        p
+        for p in REPO.glob("**/report.schema.json")
+        # the parts inside the clone only: the clone itself may sit in a folder named tests
+        if not {".venv", "tests"} & set(p.relative_to(REPO).parts)
     )
     assert found, "no report.schema.json in the clone"
     loaded: dict[str, object] = json.loads(found[0].read_text(encoding="utf-8"))

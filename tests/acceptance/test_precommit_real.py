@@ -36,6 +36,9 @@ import pytest
 from tests.archives import GIT_ENV_DROP, need_git
 from tests.conftest import REPO, missing_oracle, require_module
 
+# slow: real pre-commit installs the hooks and runs them in commits (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 ARCHIVE = "my-archive"
 RECORD = f"{ARCHIVE}/evidence/example-run/run.json"
 # pip's words for a package index it cannot reach (any other install failure is a failure)

@@ -41,10 +41,10 @@ def test_a_stopped_full_mutation_leaves_no_scratch_copy(
         env=env,
     )
     try:
-        deadline = time.monotonic() + 60
+        # no deadline (a loaded machine is slow, not wrong): the run is bounded by its
+        # mutants, so the wait ends, at the latest when the run does (and that fails)
         while not any(p.name.startswith("verifier-mutate-") for p in tmp.iterdir()):
             assert proc.poll() is None, "the run ended before its scratch copy was made"
-            assert time.monotonic() < deadline, "no scratch copy within 60 s"
             time.sleep(0.02)
         time.sleep(0.3)  # into the mutants
         proc.send_signal(signum)

@@ -15,6 +15,9 @@ from tests.coverage_archives import EXTRA, HOSTILE, with_uncovered
 from tests.hostile.harness import assert_safe, run_cli
 from verifier.coverage.measure import escape
 
+# slow: coverage --mutate (and --full) over a hostile archive (-m "not slow" leaves it out)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def hostile(tmp_path: Path) -> Path:

@@ -5,7 +5,6 @@ gpgv missing. Each verdict is compared with the status gpgv itself prints."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -194,16 +193,15 @@ def test_every_signature_class_is_read_in_every_packet_shape(
 )
 def test_anything_but_signature_packets_is_refused_before_gpgv(tmp_path: Path, data: bytes) -> None:
     """A compressed packet flood (or any packet but a signature) never reaches gpgv: it is
-    refused, not run to gpgv's time limit (#34)."""
+    refused, not run to gpgv's time limit (#34). No clock is read: the fake gpgv records
+    whether it ran."""
     ran = tmp_path / "ran"
     fake = tmp_path / "gpgv"
     fake.write_text(f"#!/bin/sh\ntouch {ran}\nexit 2\n")
     fake.chmod(0o755)
     with pytest.raises(PacketError):
         read_packets(data)
-    start = time.monotonic()
     verdict = verify(b"m", SignatureFile("m.asc", data), Trust(keyring=b"", gpgv=str(fake)))
-    assert time.monotonic() - start < 5
     assert [f.code for f in verdict.findings] in (
         ["signature.unparsable"],
         ["signature.unsupported"],
@@ -212,7 +210,9 @@ def test_anything_but_signature_packets_is_refused_before_gpgv(tmp_path: Path, d
 
 
 def test_a_compressed_packet_flood_is_refused_unrun(tmp_path: Path) -> None:
-    """The flood of #34: nested compressed packets in an armoured .asc, five candidates."""
+    """The flood of #34: nested compressed packets in an armoured .asc, five candidates.
+    Refused at its first packet and never given to gpgv (the fake one records a run): no clock
+    is read, so a loaded machine cannot fail it."""
     import zlib
 
     inner = _packet(2, _sig_body(4, 0, bytes(40)))
@@ -225,9 +225,8 @@ def test_a_compressed_packet_flood_is_refused_unrun(tmp_path: Path) -> None:
     fake = tmp_path / "gpgv"
     fake.write_text(f"#!/bin/sh\ntouch {ran}\nexit 2\n")
     fake.chmod(0o755)
-    start = time.monotonic()
     report = check(root, keyring=b"", gpgv=str(fake))
-    assert time.monotonic() - start < 10 and not ran.exists()
+    assert not ran.exists()
     assert codes(report) == ["signature.unparsable"] * 4 and not report.signers
     assert all("compressed data" in f.message for f in report.authenticity.findings)
 

@@ -85,6 +85,7 @@ def variants(value: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow  # every bundled record and its broken variants, both engines: about a minute
 @pytest.mark.parametrize(
     ("path", "value"), records(), ids=lambda x: x if isinstance(x, str) else ""
 )

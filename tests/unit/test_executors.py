@@ -437,6 +437,7 @@ def test_dask_cannot_reach_a_scheduler_or_finds_no_worker(monkeypatch: pytest.Mo
         create("dask", 1, cluster.scheduler_address)
 
 
+@pytest.mark.slow  # a child pytest starting Dask clusters
 @pytest.mark.skipif(IN_CHILD, reason="this is the child")
 def test_the_cluster_cases_in_a_child_process() -> None:
     """Every Dask case of this module, in a child pytest (see the module's doc)."""
@@ -446,8 +447,12 @@ def test_the_cluster_cases_in_a_child_process() -> None:
     from tests.conftest import REPO
 
     need_dask()
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__]
+    # in one process (each case starts its own cluster), every case whether slow or not: the
+    # -n and -m of the suite's addopts replaced
+    command += ["-n", "0", "-m", "", "-k", "dask"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "dask"],
+        command,
         capture_output=True,
         env={**os.environ, CHILD: "1"},
         cwd=REPO,

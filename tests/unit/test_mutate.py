@@ -141,6 +141,7 @@ def test_the_rule_names_the_governing_subschema(bundled: CoverageReport) -> None
     assert any("no enum/const/pattern" in r for r in rules)
 
 
+@pytest.mark.slow  # every mutant of the bundled archive, judged twice
 def test_fast_and_full_judges_agree_on_every_mutant(bundled: CoverageReport) -> None:
     """The differential test: the fast judge (default) and the reference (the whole check on
     a scratch copy per mutant) give every mutant of the bundled archive the same verdict."""

@@ -171,6 +171,7 @@ def test_checking_is_linear(make: Callable[[int], tuple[str, bytes]]) -> None:
     assert report is not None and report.calls >= N
 
 
+@pytest.mark.slow  # every executed line traced, each container's repair: 5 to 25 s a case
 @pytest.mark.parametrize("make", REPAIRED, ids=lambda f: f.__name__)
 def test_repair_is_linear(make: Callable[[int], tuple[str, bytes]]) -> None:
     name, data = make(N)
