@@ -4,7 +4,7 @@ back by its own reader.
 Inspect runs in a virtual environment of its own (``VERIFIER_INSPECT_PYTHON`` names its
 interpreter; ``.ci/run`` builds it with a pinned ``inspect_ai``), never in the test
 environment: its dependencies must not change ours. The tasks are
-``docs/real-files/inspect_tasks.py``, run offline with Inspect's ``mockllm`` model and fixed
+``tests/real_files/inspect_tasks.py``, run offline with Inspect's ``mockllm`` model and fixed
 model outputs, once writing ``.eval`` zips and once single ``.json`` logs. What the checker must
 say of each log is written here from what each task does (a call answered; a call left
 unanswered when a time limit stops the sample; a call left unanswered when the tool raises),
@@ -27,7 +27,7 @@ from tests.conftest import REPO, missing_oracle
 # slow: Inspect AI writes and reads logs in its own interpreter (-m "not slow" leaves it out)
 pytestmark = pytest.mark.slow
 
-TASKS = REPO / "docs" / "real-files" / "inspect_tasks.py"
+TASKS = REPO / "tests" / "real_files" / "inspect_tasks.py"
 ENV = "VERIFIER_INSPECT_PYTHON"
 MARKER = "not run: the turn was interrupted"
 # per task: (calls, results) over its samples, and the dangling calls that are truly there

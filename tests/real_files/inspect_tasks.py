@@ -2,9 +2,9 @@
 measurements in docs/transcripts.md ("Logs written by Inspect itself"). Not part of the
 package or the tests: run it in a separate virtual environment with inspect_ai installed:
 
-    inspect eval docs/real-files/inspect_tasks.py@calls --log-dir logs
-    inspect eval docs/real-files/inspect_tasks.py@limit --log-dir logs
-    inspect eval docs/real-files/inspect_tasks.py@crash --log-dir logs
+    inspect eval tests/real_files/inspect_tasks.py@calls --log-dir logs
+    inspect eval tests/real_files/inspect_tasks.py@limit --log-dir logs
+    inspect eval tests/real_files/inspect_tasks.py@crash --log-dir logs
 
 (add ``--log-format json`` for the older single-file log). Every output carries its token
 usage, so mockllm never downloads a tokenizer: the run needs no network.
@@ -31,6 +31,7 @@ def add():
             y: second
         """
         return x + y
+
     return execute
 
 
@@ -43,6 +44,7 @@ def boom():
             q: anything
         """
         raise RuntimeError("no")
+
     return execute
 
 
@@ -75,9 +77,8 @@ def slow():
         """
         await anyio.sleep(60)
         return "late"
+
     return execute
-
-
 
 
 @task

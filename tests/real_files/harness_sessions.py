@@ -5,7 +5,7 @@ standard library only. The harnesses are installed outside the repository, never
 
     npm install --prefix /tmp/fakeprov/cc @anthropic-ai/claude-code      # 2.1.197 on 2 Dec 2026
     npm install --prefix /tmp/fakeprov/pi @mariozechner/pi-coding-agent  # 0.73.1
-    python3 docs/real-files/harness_sessions.py --root /tmp/fakeprov
+    python3 tests/real_files/harness_sessions.py --root /tmp/fakeprov
     python -m verifier transcript check FILE            # each file it prints
     python -m verifier transcript check FILE --format json
 
@@ -26,8 +26,8 @@ Pi is given ``PI_CODING_AGENT_DIR=$HOME/agent`` and writes
 
 So the measured runs were::
 
-    python3 docs/real-files/harness_sessions.py --only cc-answered cc-killed pi-answered pi-killed pi-aborted
-    python3 docs/real-files/harness_sessions.py --only cc-killed pi-killed --signals TERM --port 8768
+    python3 tests/real_files/harness_sessions.py --only cc-answered cc-killed pi-answered pi-killed pi-aborted
+    python3 tests/real_files/harness_sessions.py --only cc-killed pi-killed --signals TERM --port 8768
 
 Claude Code runs as ``claude -p PROMPT --allowedTools Bash --model claude-sonnet-4-5`` with
 ANTHROPIC_BASE_URL pointing at the fake, ANTHROPIC_API_KEY=fake,
@@ -115,7 +115,9 @@ def _stop(proc, log, signals):
 
 
 def run(harness, case, root, port, bins, signals=(signal.SIGINT, signal.SIGTERM)):
-    tag = "-".join([harness, case] + ([s.name.lower() for s in signals] if case == "killed" else []))
+    tag = "-".join(
+        [harness, case] + ([s.name.lower() for s in signals] if case == "killed" else [])
+    )
     home = root / f"home-{tag}"
     work = root / f"work-{tag}"
     for d in (home, work):
@@ -129,26 +131,74 @@ def run(harness, case, root, port, bins, signals=(signal.SIGINT, signal.SIGTERM)
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_TELEMETRY="1",
         )
-        argv = [bins["cc"], "-p", PROMPTS[case], "--allowedTools", "Bash", "--model", "claude-sonnet-4-5"]
+        argv = [
+            bins["cc"],
+            "-p",
+            PROMPTS[case],
+            "--allowedTools",
+            "Bash",
+            "--model",
+            "claude-sonnet-4-5",
+        ]
         pattern = ".claude/projects/*/*.jsonl"
     else:
         agent = home / "agent"
         agent.mkdir()
-        model = {"id": "claude-fake-1", "reasoning": False, "input": ["text"], "contextWindow": 200000,
-                 "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}
-        provider = {"baseUrl": f"http://127.0.0.1:{port}", "api": "anthropic-messages", "apiKey": "fake", "models": [model]}
+        model = {
+            "id": "claude-fake-1",
+            "reasoning": False,
+            "input": ["text"],
+            "contextWindow": 200000,
+            "maxTokens": 4096,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        }
+        provider = {
+            "baseUrl": f"http://127.0.0.1:{port}",
+            "api": "anthropic-messages",
+            "apiKey": "fake",
+            "models": [model],
+        }
         (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
         env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1")
-        argv = [bins["pi"], "--offline", "-p", PROMPTS[case], "--provider", "fake", "--model", "claude-fake-1"]
+        argv = [
+            bins["pi"],
+            "--offline",
+            "-p",
+            PROMPTS[case],
+            "--provider",
+            "fake",
+            "--model",
+            "claude-fake-1",
+        ]
         if case == "aborted":
-            argv = [bins["pi"], "--offline", "--mode", "rpc", "--provider", "fake", "--model", "claude-fake-1"]
+            argv = [
+                bins["pi"],
+                "--offline",
+                "--mode",
+                "rpc",
+                "--provider",
+                "fake",
+                "--model",
+                "claude-fake-1",
+            ]
         pattern = "agent/sessions/*/*.jsonl"
     log = []
     rpc = case == "aborted"
-    proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.PIPE if rpc else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        cwd=work,
+        env=env,
+        stdin=subprocess.PIPE if rpc else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     if rpc:
-        proc.stdin.write((json.dumps({"id": "req-1", "type": "prompt", "message": PROMPTS[case]}) + "\n").encode())
+        proc.stdin.write(
+            (
+                json.dumps({"id": "req-1", "type": "prompt", "message": PROMPTS[case]}) + "\n"
+            ).encode()
+        )
         proc.stdin.flush()
     if case == "answered":
         out, _ = proc.communicate(timeout=120)
@@ -184,7 +234,12 @@ def run(harness, case, root, port, bins, signals=(signal.SIGINT, signal.SIGTERM)
         for pid in left:
             os.kill(pid, signal.SIGKILL)
     files = sorted(str(p) for p in home.glob(pattern))
-    return {"run": tag, "events": log, "output": out.decode(errors="replace")[-400:], "files": files}
+    return {
+        "run": tag,
+        "events": log,
+        "output": out.decode(errors="replace")[-400:],
+        "files": files,
+    }
 
 
 def main():
@@ -192,17 +247,30 @@ def main():
     parser.add_argument("--root", default="/tmp/fakeprov")
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--only", nargs="*", help="runs to do, e.g. cc-answered pi-killed")
-    parser.add_argument("--signals", default="INT,TERM", help="signals sent in turn in a killed run, e.g. TERM")
+    parser.add_argument(
+        "--signals", default="INT,TERM", help="signals sent in turn in a killed run, e.g. TERM"
+    )
     args = parser.parse_args()
     root = Path(args.root)
-    bins = {"cc": str(root / "cc/node_modules/.bin/claude"), "pi": str(root / "pi/node_modules/.bin/pi")}
+    bins = {
+        "cc": str(root / "cc/node_modules/.bin/claude"),
+        "pi": str(root / "pi/node_modules/.bin/pi"),
+    }
     server = fake_model_server.serve(args.port, str(root / "requests.jsonl"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        for name in args.only or ["cc-answered", "cc-killed", "pi-answered", "pi-killed", "pi-aborted"]:
+        for name in args.only or [
+            "cc-answered",
+            "cc-killed",
+            "pi-answered",
+            "pi-killed",
+            "pi-aborted",
+        ]:
             harness, case = name.split("-")
             signals = tuple(getattr(signal, "SIG" + n) for n in args.signals.split(","))
-            print(json.dumps(run(harness, case, root, args.port, bins, signals), indent=1), flush=True)
+            print(
+                json.dumps(run(harness, case, root, args.port, bins, signals), indent=1), flush=True
+            )
     finally:
         server.shutdown()
 

@@ -2,7 +2,7 @@
 Pi write real session files of their own offline (docs/transcripts.md, "Sessions written by
 Pi and Claude Code themselves"). Not part of the package or the tests; standard library only.
 
-    python3 docs/real-files/fake_model_server.py --port 8765 --log /tmp/fakeprov/requests.jsonl
+    python3 tests/real_files/fake_model_server.py --port 8765 --log /tmp/fakeprov/requests.jsonl
 
 It answers ``POST /v1/messages`` (streamed as server-sent events when the request asks for
 ``stream``, one JSON message otherwise) and ``POST /v1/messages/count_tokens``. The script
@@ -56,12 +56,22 @@ def choose(body):
     if bash is None:
         return [{"type": "text", "text": "Fake session"}], "end_turn"
     command = "sleep 60" if "SLOWCALL" in json.dumps(messages) else "echo hi"
-    call = {"type": "tool_use", "id": _next_id("toolu"), "name": bash, "input": {"command": command}}
+    call = {
+        "type": "tool_use",
+        "id": _next_id("toolu"),
+        "name": bash,
+        "input": {"command": command},
+    }
     return [{"type": "text", "text": "I will run it."}, call], "tool_use"
 
 
 def _usage():
-    return {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    return {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
 
 
 def _message(content, stop):
@@ -83,11 +93,21 @@ def _events(message):
     yield "message_start", {"type": "message_start", "message": start}
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+            yield (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            )
             delta = {"type": "text_delta", "text": block["text"]}
         else:
             empty = dict(block, input={})
-            yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": empty},
+            )
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
         yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
@@ -111,7 +131,9 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self):
-        self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+        self._send_json(
+            404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+        )
 
     def do_POST(self):
         length = int(self.headers.get("content-length") or 0)
@@ -125,7 +147,9 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_json(200, {"input_tokens": 10})
         if not path.endswith("/v1/messages"):
             self._note(path, body, None)
-            return self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+            return self._send_json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+            )
         content, stop = choose(body)
         message = _message(content, stop)
         self._note(path, body, message)
