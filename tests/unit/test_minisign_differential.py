@@ -1,0 +1,323 @@
+"""minisign public keys and signatures read as ``minisign -V`` reads them: for each key file,
+base64 key line (``-P``) and signature file, named or made by a seeded generator from mutated
+pieces (line endings, comment prefixes, line lengths at minisign's buffer sizes, base64,
+bytes after a ``\\r`` or a NUL, lines after the fourth, the prehashed ``ED`` and legacy ``Ed``
+algorithms, key ids, weak Ed25519 keys), the verifier's verdict equals minisign's own: with
+``-H`` against the default (legacy refused), without it against ``--allow-legacy-minisign``.
+Without minisign the tests skip on a developer's machine and fail under CI."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import random
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require_tool
+from tests.signing import minisign_key
+from verifier.authenticity.interface import SignatureFile, Trust
+from verifier.authenticity.minisign import key_bytes, parse_public_key, verify
+from verifier.authoring.sign_minisign import read_secret_key
+from verifier.errors import UsageError
+
+MESSAGE = b"0" * 64 + b"  evidence/a.json\n"
+COMMENT = b"timestamp:1700000000\tfile:manifest.sha256\thashed"
+UNTRUSTED = b"untrusted comment: signature from minisign secret key"
+
+
+@dataclass
+class Key:
+    pub: bytes  # the .pub file's bytes
+    key_id: bytes
+    secret: bytes  # the Ed25519 seed
+
+    @property
+    def line(self) -> bytes:
+        return self.pub.split(b"\n")[1]
+
+    def sign(self, data: bytes) -> bytes:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        return Ed25519PrivateKey.from_private_bytes(self.secret).sign(data)
+
+
+class Keys:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.a = self._key(folder, "a")
+        self.b = self._key(folder, "b")
+        self.message = folder / "manifest.sha256"
+        self.message.write_bytes(MESSAGE)
+
+    @staticmethod
+    def _key(folder: Path, name: str) -> Key:
+        pub, sec = minisign_key(folder, name)
+        key_id, secret = read_secret_key(sec.read_bytes(), lambda: "")
+        return Key(pub.read_bytes(), key_id, secret[:32])
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> Keys:
+    return Keys(tmp_path_factory.mktemp("minisign-keys"))
+
+
+def signature_lines(
+    key: Key,
+    algorithm: bytes = b"ED",
+    comment: bytes = COMMENT,
+    key_id: bytes | None = None,
+    message: bytes = MESSAGE,
+) -> tuple[bytes, bytes, bytes]:
+    """The base64 signature line, the trusted comment and the global signature line."""
+    signed = hashlib.blake2b(message, digest_size=64).digest() if algorithm == b"ED" else message
+    raw = key.sign(signed)
+    line = base64.b64encode(algorithm + (key.key_id if key_id is None else key_id) + raw)
+    return line, comment, base64.b64encode(key.sign(raw + comment))
+
+
+def minisig(
+    key: Key, algorithm: bytes = b"ED", comment: bytes = COMMENT, end: bytes = b"\n"
+) -> bytes:
+    line, comment, global_line = signature_lines(key, algorithm, comment)
+    return end.join((UNTRUSTED, line, b"trusted comment: " + comment, global_line)) + end
+
+
+def _minisign(keys: Keys, tmp: Path, key: bytes | str, sig: bytes, legacy: bool) -> bool:
+    exe = require_tool("minisign")
+    sig_path = tmp / "manifest.sha256.minisig"
+    sig_path.write_bytes(sig)
+    argv = [exe, "-V", "-q", "-m", str(keys.message), "-x", str(sig_path)]
+    if isinstance(key, str):
+        argv += ["-P", key]
+    else:
+        (tmp / "key.pub").write_bytes(key)
+        argv += ["-p", str(tmp / "key.pub")]
+    if not legacy:
+        argv.append("-H")
+    proc = subprocess.run(argv, capture_output=True, check=False, timeout=60)
+    assert proc.returncode in (0, 1, 2), proc
+    return proc.returncode == 0
+
+
+def _ours(tmp: Path, key: bytes | str, sig: bytes, legacy: bool) -> bool:
+    if isinstance(key, bytes):
+        (tmp / "key.pub").write_bytes(key)
+        key = str(tmp / "key.pub")
+    try:
+        raw, label = key_bytes(key, lambda path, _option: path.read_bytes())
+    except UsageError:
+        return False
+    trust = Trust(minisign_key=raw, minisign_key_label=label, allow_legacy_minisign=legacy)
+    return verify(MESSAGE, SignatureFile("manifest.sha256.minisig", sig), trust).verified
+
+
+def _agree(keys: Keys, tmp: Path, key: bytes | str, sig: bytes) -> bool:
+    """Both modes compared; minisign's verdict (the legacy-allowing one) returned."""
+    verdict = False
+    for legacy in (False, True):
+        theirs = _minisign(keys, tmp, key, sig, legacy)
+        assert _ours(tmp, key, sig, legacy) == theirs, (key, sig, legacy, theirs)
+        verdict = theirs
+    return verdict
+
+
+# a weak key: the identity point (small order), for which "R = identity, S = 0" verifies any
+# message under OpenSSL's Ed25519; libsodium (minisign) refuses the key
+WEAK_ID = b"\x01" * 8
+WEAK_KEY = b"Ed" + WEAK_ID + b"\x01" + bytes(31)
+FORGED = b"\x01" + bytes(63)
+WEAK_PUB = b"untrusted comment: x\n" + base64.b64encode(WEAK_KEY) + b"\n"
+WEAK_SIG = b"\n".join(
+    (
+        UNTRUSTED,
+        base64.b64encode(b"ED" + WEAK_ID + FORGED),
+        b"trusted comment: forged",
+        base64.b64encode(FORGED),
+        b"",
+    )
+)
+
+
+def _named(k: Keys) -> dict[str, tuple[bytes | str, bytes]]:
+    a, good = k.a, minisig(k.a)
+    line, comment, global_line = signature_lines(k.a)
+    four = [UNTRUSTED, line, b"trusted comment: " + comment, global_line]
+
+    def with_lines(*lines: bytes, end: bytes = b"\n") -> bytes:
+        return end.join(lines) + end
+
+    return {
+        "plain": (a.pub, good),
+        "crlf": (a.pub.replace(b"\n", b"\r\n"), minisig(a, end=b"\r\n")),
+        "key: a bare base64 line": (a.line + b"\n", good),
+        "key: a bare base64 line, no newline": (a.line, good),
+        "key: form feed joins comment and key": (a.pub.replace(b"\n", b"\x0c", 1), good),
+        "key: u2028 joins comment and key": (
+            a.pub.replace(b"\n", "\u2028".encode(), 1),
+            good,
+        ),
+        "key: any first line is the comment": (b"hello\n" + a.line + b"\n", good),
+        "key: an empty first line": (b"\n" + a.line + b"\n", good),
+        "key: a blank line before the key": (a.pub.replace(b"\n", b"\n\n", 1), good),
+        "key: text after a cr": (a.pub.replace(a.line, a.line + b"\rjunk"), good),
+        "key: a space before the key": (a.pub.replace(a.line, b" " + a.line), good),
+        "key: a space after the key": (a.pub.replace(a.line, a.line + b" "), good),
+        "key: lines after the key": (a.pub + b"more\nlines\n", good),
+        "key: the other key": (k.b.pub, good),
+        "key -P: the line": (a.line.decode(), good),
+        "key -P: a space after": (a.line.decode() + " ", good),
+        "key -P: the whole file": (a.pub.decode(), good),
+        "sig: lines after the fourth": (a.pub, good + b"extra\nlines\n"),
+        "sig: no newline at the end": (a.pub, good.rstrip(b"\n")),
+        "sig: a cr ends the signature line": (a.pub, with_lines(four[0], line + b"\r", *four[2:])),
+        "sig: text after a cr on the signature line": (
+            a.pub,
+            with_lines(four[0], line + b"\rjunk", *four[2:]),
+        ),
+        "sig: text after a cr in the trusted comment": (
+            a.pub,
+            with_lines(*four[:2], four[2] + b"\r\x1b[2Jforged", four[3]),
+        ),
+        "sig: untrusted comment without its space": (
+            a.pub,
+            with_lines(b"untrusted comment:x", *four[1:]),
+        ),
+        "sig: trusted comment without its space": (
+            a.pub,
+            with_lines(four[0], line, b"trusted comment:" + comment, global_line),
+        ),
+        "sig: a lone cr ends each line": (a.pub, minisig(a, end=b"\r")),
+        "sig: a blank line after the comment": (a.pub, with_lines(four[0], b"", *four[1:])),
+        "sig: the legacy form": (a.pub, minisig(a, b"Ed")),
+        "sig: a weak key's forgery": (WEAK_PUB, WEAK_SIG),
+    }
+
+
+def test_named_files_read_as_minisign_reads_them(keys: Keys, tmp_path: Path) -> None:
+    for name, (key, sig) in sorted(_named(keys).items()):
+        try:
+            _agree(keys, tmp_path, key, sig)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_the_review_cases_fail_as_minisign_fails(keys: Keys, tmp_path: Path) -> None:
+    """#34: a key file is read as minisign reads it (its first line is the comment, lines end
+    at ``\\n`` only), and a key libsodium refuses is refused (no forgery verifies)."""
+    named = _named(keys)
+    for name in (
+        "key: a bare base64 line",
+        "key: form feed joins comment and key",
+        "key: u2028 joins comment and key",
+        "sig: untrusted comment without its space",
+        "sig: a weak key's forgery",
+    ):
+        key, sig = named[name]
+        assert not _agree(keys, tmp_path, key, sig), name
+    for name in ("sig: lines after the fourth", "sig: text after a cr in the trusted comment"):
+        key, sig = named[name]
+        assert _agree(keys, tmp_path, key, sig), name
+    # what follows the \r is not signed, and is never shown as the trusted comment
+    key, sig = named["sig: text after a cr in the trusted comment"]
+    assert isinstance(key, bytes)
+    trust = Trust(minisign_key=parse_public_key(key))
+    signer = verify(MESSAGE, SignatureFile("s.minisig", sig), trust).signer
+    assert signer is not None and signer.comment == COMMENT.decode()
+
+
+def _b64_variants(line: bytes) -> list[bytes]:
+    alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    body = line.rstrip(b"=")
+    pad = line[len(body) :]
+    bumped = body[:-1] + bytes([alphabet[(alphabet.index(body[-1]) + 1) % 64]]) + pad
+    flipped = bytearray(base64.b64decode(line))
+    flipped[-1] ^= 1
+    return [
+        line,
+        line,
+        line,
+        body,
+        line + b"=",
+        line + b" ",
+        b" " + line,
+        line[:10] + b"\x0c" + line[10:],
+        line + b"\rjunk",
+        line + b"\x00junk",
+        line + b"\r",
+        bumped,
+        base64.b64encode(bytes(flipped)),
+        line[:-4],
+        line[:20] + b"*" + line[21:],
+        line + b"AAAA",
+    ]
+
+
+def _generated_key(k: Keys, rng: random.Random) -> bytes | str:
+    key = rng.choice([k.a, k.a, k.a, k.a, k.b])
+    if rng.random() < 0.1:
+        return rng.choice(_b64_variants(key.line)).decode("latin-1").replace("\0", "")
+    heads = [
+        b"untrusted comment: minisign public key X\n",
+        b"untrusted comment: minisign public key X\n",
+        b"untrusted comment: minisign public key X\r\n",
+        b"",
+        b"\n",
+        b"x" * rng.choice([1021, 1022, 1023, 1024]) + b"\n",
+        b"untrusted comment: x\x0c",
+    ]
+    ends = [b"\n", b"\n", b"\r\n", b"", b"\r", b"\n\n", b"\nmore\n", b"\x0c"]
+    return rng.choice(heads) + rng.choice(_b64_variants(key.line)) + rng.choice(ends)
+
+
+def _generated_sig(k: Keys, rng: random.Random) -> bytes:
+    key = rng.choice([k.a, k.a, k.a, k.b])
+    algorithm = rng.choice([b"ED", b"ED", b"ED", b"Ed", b"eD"])
+    comment = rng.choice(
+        [COMMENT, COMMENT, b"", b"x" * rng.choice([8170, 8172, 8173, 8174, 8175]), b"a\tb"]
+    )
+    key_id = rng.choice([None, None, None, k.b.key_id])
+    message = rng.choice([MESSAGE, MESSAGE, MESSAGE, MESSAGE + b"x"])
+    line, comment, global_line = signature_lines(key, algorithm, comment, key_id, message)
+    if rng.random() < 0.1:
+        comment = comment + b"x"  # the global signature no longer covers it
+    untrusted = rng.choice(
+        [
+            UNTRUSTED,
+            UNTRUSTED,
+            b"untrusted comment: " + b"u" * rng.choice([1001, 1002, 1003, 1004]),
+            b"untrusted comment:",
+            b"Untrusted comment: x",
+            b" untrusted comment: x",
+            b"untrusted comment: a\rb",
+            b"untrusted comment: a\x00b",
+        ]
+    )
+    prefix = rng.choice([b"trusted comment: "] * 4 + [b"trusted comment:", b"Trusted comment: "])
+    tails = [b"", b"", b"", b"\rjunk", b"\x00junk", b" ", b"\x0b"]
+    third = prefix + comment + rng.choice(tails)
+    fourth = rng.choice(_b64_variants(global_line)) + rng.choice(
+        [b"", b"", b"xx", b"\r" + b"j" * 10]
+    )
+    lines = [untrusted, rng.choice(_b64_variants(line)), third, fourth]
+    if rng.random() < 0.05:
+        del lines[rng.randrange(4)]
+    if rng.random() < 0.05:
+        lines.insert(rng.randrange(5), b"")
+    ends = [b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\r\r\n", b"\x0c", "\u2028".encode()]
+    out = b"".join(x + rng.choice(ends) for x in lines)
+    return rng.choice([out, out, out, out.rstrip(b"\n"), out + b"trailing\n"])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_files_read_as_minisign_reads_them(keys: Keys, tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        if rng.random() < 0.5:
+            key, sig = _generated_key(keys, rng), minisig(keys.a)
+        else:
+            key, sig = keys.a.pub, _generated_sig(keys, rng)
+        _agree(keys, tmp_path, key, sig)
