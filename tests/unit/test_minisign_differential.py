@@ -256,68 +256,80 @@ def _b64_variants(line: bytes) -> list[bytes]:
     ]
 
 
+def _pick(rng: random.Random, normal: bytes, others: list[bytes], odds: float) -> bytes:
+    """``normal`` most of the time, a mutation with probability ``odds``."""
+    return rng.choice(others) if rng.random() < odds else normal
+
+
 def _generated_key(k: Keys, rng: random.Random) -> bytes | str:
-    key = rng.choice([k.a, k.a, k.a, k.a, k.b])
+    key = k.b if rng.random() < 0.1 else k.a
     if rng.random() < 0.1:
-        return rng.choice(_b64_variants(key.line)).decode("latin-1").replace("\0", "")
+        return _pick(rng, key.line, _b64_variants(key.line), 0.5).decode("latin-1").strip("\0")
+    odds = rng.choice([0.1, 0.3, 0.6])
     heads = [
-        b"untrusted comment: minisign public key X\n",
-        b"untrusted comment: minisign public key X\n",
         b"untrusted comment: minisign public key X\r\n",
         b"",
         b"\n",
         b"x" * rng.choice([1021, 1022, 1023, 1024]) + b"\n",
         b"untrusted comment: x\x0c",
+        b"untrusted comment: x\x00y\n",
     ]
-    ends = [b"\n", b"\n", b"\r\n", b"", b"\r", b"\n\n", b"\nmore\n", b"\x0c"]
-    return rng.choice(heads) + rng.choice(_b64_variants(key.line)) + rng.choice(ends)
+    ends = [b"\r\n", b"", b"\r", b"\n\n", b"\nmore\n", b"\x0c", b"\x00x\n", b"\rxx\n"]
+    head = _pick(rng, b"untrusted comment: minisign public key X\n", heads, odds)
+    return (
+        head + _pick(rng, key.line, _b64_variants(key.line), odds) + _pick(rng, b"\n", ends, odds)
+    )
 
 
 def _generated_sig(k: Keys, rng: random.Random) -> bytes:
-    key = rng.choice([k.a, k.a, k.a, k.b])
-    algorithm = rng.choice([b"ED", b"ED", b"ED", b"Ed", b"eD"])
-    comment = rng.choice(
-        [COMMENT, COMMENT, b"", b"x" * rng.choice([8170, 8172, 8173, 8174, 8175]), b"a\tb"]
-    )
-    key_id = rng.choice([None, None, None, k.b.key_id])
-    message = rng.choice([MESSAGE, MESSAGE, MESSAGE, MESSAGE + b"x"])
+    odds = rng.choice([0.05, 0.1, 0.2, 0.4])
+    key = k.b if rng.random() < odds else k.a
+    algorithm = _pick(rng, b"ED", [b"Ed", b"Ed", b"eD", b"EE"], odds)
+    long = b"x" * rng.choice([8170, 8172, 8173, 8174, 8175])
+    comment = _pick(rng, COMMENT, [b"", long, b"a\tb", b"\xff\xfe"], odds)
+    key_id = k.b.key_id if rng.random() < odds else None
+    message = MESSAGE + b"x" if rng.random() < odds else MESSAGE
     line, comment, global_line = signature_lines(key, algorithm, comment, key_id, message)
-    if rng.random() < 0.1:
+    if rng.random() < odds / 2:
         comment = comment + b"x"  # the global signature no longer covers it
-    untrusted = rng.choice(
+    untrusted = _pick(
+        rng,
+        UNTRUSTED,
         [
-            UNTRUSTED,
-            UNTRUSTED,
             b"untrusted comment: " + b"u" * rng.choice([1001, 1002, 1003, 1004]),
             b"untrusted comment:",
+            b"untrusted comment: ",
             b"Untrusted comment: x",
             b" untrusted comment: x",
             b"untrusted comment: a\rb",
             b"untrusted comment: a\x00b",
-        ]
+        ],
+        odds,
     )
-    prefix = rng.choice([b"trusted comment: "] * 4 + [b"trusted comment:", b"Trusted comment: "])
-    tails = [b"", b"", b"", b"\rjunk", b"\x00junk", b" ", b"\x0b"]
-    third = prefix + comment + rng.choice(tails)
-    fourth = rng.choice(_b64_variants(global_line)) + rng.choice(
-        [b"", b"", b"xx", b"\r" + b"j" * 10]
+    prefix = _pick(
+        rng, b"trusted comment: ", [b"trusted comment:", b"Trusted comment: ", b"\x00"], odds
     )
-    lines = [untrusted, rng.choice(_b64_variants(line)), third, fourth]
-    if rng.random() < 0.05:
+    third = prefix + comment + _pick(rng, b"", [b"\rjunk", b"\x00junk", b" ", b"\x0b"], odds)
+    fourth = _pick(rng, global_line, _b64_variants(global_line), odds)
+    fourth += _pick(rng, b"", [b"xx", b"\r" + b"j" * 10, b"\x00" + b"j" * 10], odds)
+    lines = [untrusted, _pick(rng, line, _b64_variants(line), odds), third, fourth]
+    if rng.random() < odds / 4:
         del lines[rng.randrange(4)]
-    if rng.random() < 0.05:
+    if rng.random() < odds / 4:
         lines.insert(rng.randrange(5), b"")
-    ends = [b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\r\r\n", b"\x0c", "\u2028".encode()]
-    out = b"".join(x + rng.choice(ends) for x in lines)
-    return rng.choice([out, out, out, out.rstrip(b"\n"), out + b"trailing\n"])
+    ends = [b"\r\n", b"\r", b"\r\r\n", b"\x0c", "\u2028".encode(), b"\x85"]
+    out = b"".join(x + _pick(rng, b"\n", ends, odds) for x in lines)
+    return _pick(rng, out, [out.rstrip(b"\n"), out + b"trailing\n", out + b"\x00"], odds)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_generated_files_read_as_minisign_reads_them(keys: Keys, tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
+    verified = 0
     for _ in range(40):
-        if rng.random() < 0.5:
+        if rng.random() < 0.4:
             key, sig = _generated_key(keys, rng), minisig(keys.a)
         else:
             key, sig = keys.a.pub, _generated_sig(keys, rng)
-        _agree(keys, tmp_path, key, sig)
+        verified += _agree(keys, tmp_path, key, sig)
+    assert 5 <= verified <= 35  # the generator makes both verdicts, never only one
