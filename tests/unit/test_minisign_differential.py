@@ -333,3 +333,44 @@ def test_generated_files_read_as_minisign_reads_them(keys: Keys, tmp_path: Path,
             key, sig = keys.a.pub, _generated_sig(keys, rng)
         verified += _agree(keys, tmp_path, key, sig)
     assert 5 <= verified <= 35  # the generator makes both verdicts, never only one
+
+
+def _secret_variants(sec: bytes) -> dict[str, bytes]:
+    head, line = sec.split(b"\n")[:2]
+    return {
+        "plain": sec,
+        "crlf": sec.replace(b"\n", b"\r\n"),
+        "no newline at the end": head + b"\n" + line,
+        "a bare base64 line": line + b"\n",
+        "any first line": b"x\n" + line + b"\n",
+        "form feed joins comment and key": head + b"\x0c" + line + b"\n",
+        "u2028 joins comment and key": head + "\u2028".encode() + line + b"\n",
+        "a blank line before the key": head + b"\n\n" + line + b"\n",
+        "text after a cr": head + b"\n" + line + b"\rjunk\n",
+        "a space before the key": head + b"\n " + line + b"\n",
+        "lines after the key": sec + b"more\n",
+        "a long first line": b"x" * 1023 + b"\n" + line + b"\n",
+        "padding stripped": head + b"\n" + line.rstrip(b"=") + b"\n",
+    }
+
+
+def test_secret_key_files_read_as_minisign_reads_them(keys: Keys, tmp_path: Path) -> None:
+    """The sibling on the signing side (``manifest --sign-minisign``): an unencrypted secret
+    key file's framing is read as ``minisign -S`` reads it (the first line is the comment,
+    the key its second line ended at ``\\n``)."""
+    exe = require_tool("minisign")
+    sec = (keys.folder / "a.key").read_bytes()
+    for name, data in _secret_variants(sec).items():
+        path = tmp_path / "secret.key"
+        path.write_bytes(data)
+        argv = [exe, "-S", "-s", str(path), "-m", str(keys.message), "-t", "t"]
+        argv += ["-x", str(tmp_path / "out.minisig")]
+        proc = subprocess.run(
+            argv, capture_output=True, check=False, timeout=60, stdin=subprocess.DEVNULL
+        )
+        try:
+            read_secret_key(data, lambda: "")
+            ours = True
+        except UsageError:
+            ours = False
+        assert ours == (proc.returncode == 0), (name, proc.stderr)

@@ -125,6 +125,21 @@ def key_id(raw: bytes) -> str:
     return format(int.from_bytes(raw, "little"), "X")
 
 
+def key_file_line(text: bytes, length: int) -> bytes:
+    """The base64 line of a minisign key file (public or secret) of ``length`` bytes, read as
+    minisign reads it (``pubkey_load_file``, ``seckey_load``): the first line, whatever it
+    says, is the comment; the second holds the base64, read up to its first ``\r``, ``\n``
+    or NUL within minisign's buffer; what follows is not read. :class:`ValueError` when the
+    file has no second line."""
+    lines = _Lines(text)
+    if lines.fgets(COMMENT_MAX) is None:
+        raise ValueError("an empty file")
+    line = lines.fgets(_b64_buffer(length))
+    if line is None:
+        raise ValueError("no second line: the first line is the comment, the key the second")
+    return trim(line)[0]
+
+
 def parse_public_key_line(line: bytes) -> bytes:
     """The 42 bytes of a public key given as its base64 line, read as ``minisign -P`` reads it
     (``pubkey_load_string``): the whole value is the base64, nothing trimmed
@@ -142,13 +157,7 @@ def parse_public_key(text: bytes) -> bytes:
     reads it (``pubkey_load_file``): the first line, whatever it says, is the comment; the
     second holds the base64 (read up to its first ``\r``, ``\n`` or NUL, within minisign's
     buffer); what follows is not read. :class:`ValueError` otherwise."""
-    lines = _Lines(text)
-    if lines.fgets(COMMENT_MAX) is None:
-        raise ValueError("an empty file")
-    line = lines.fgets(KEY_LINE_MAX)
-    if line is None:
-        raise ValueError("no second line: the first line is the comment, the key the second")
-    return parse_public_key_line(trim(line)[0])
+    return parse_public_key_line(key_file_line(text, 42))
 
 
 def key_bytes(value: str, read: Callable[[Path, str], bytes]) -> tuple[bytes, str]:
@@ -316,6 +325,7 @@ __all__ = [
     "FORMAT",
     "b64_to_bin",
     "key_bytes",
+    "key_file_line",
     "key_id",
     "parse_public_key",
     "parse_public_key_line",
