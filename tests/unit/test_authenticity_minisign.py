@@ -164,3 +164,22 @@ def test_a_key_file_is_read_as_minisign_reads_it(signed: tuple[Path, Path, Path]
     ):
         with pytest.raises(ValueError):
             parse_public_key(bad)
+
+
+@pytest.mark.parametrize(
+    "key", [b"", b"Ed" + b"\x05" * 39, b"Ed" + b"\x05" * 41, b"XX" + b"\x05" * 40]
+)
+def test_a_trusted_key_of_the_wrong_shape_is_a_finding(key: bytes) -> None:
+    """A library caller's Trust with a key parse_public_key would refuse: a finding, never a
+    traceback."""
+    sig = b"\n".join(
+        (
+            b"untrusted comment: x",
+            base64.b64encode(b"ED" + key[2:10].ljust(8, b"\0") + bytes(64)),
+            b"trusted comment: c",
+            base64.b64encode(bytes(64)),
+            b"",
+        )
+    )
+    verdict = verify(b"m", SignatureFile("x.minisig", sig), Trust(minisign_key=key))
+    assert not verdict.verified and verdict.findings

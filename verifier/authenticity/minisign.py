@@ -282,6 +282,12 @@ def verify(message: bytes, signature: SignatureFile, trust: Trust) -> Verdict:
             "signature.untrusted-key",
             f"Signed by minisign key {key_id(sig_id)}, not the trusted key {trusted_id}.",
         )
+    if len(key) != 42 or key[:2] != b"Ed":  # a library caller's Trust, not parse_public_key's
+        return fail(
+            "signature.unsupported",
+            "The trusted minisign key is not a minisign Ed25519 public key (42 bytes, Ed "
+            "first): give the .pub file or its base64 line.",
+        )
     if weak_key(key[10:]):
         return fail(
             "signature.unsupported",
