@@ -126,3 +126,60 @@ def test_hostile_minisign_bytes_are_findings(lines: list[bytes]) -> None:
     key = b"Ed" + bytes(8) + bytes(32)
     verdict = verify(b"m", SignatureFile("x.minisig", data), Trust(minisign_key=key))
     assert verdict.findings and not verdict.verified
+
+
+def test_a_weak_keys_forgery_is_refused() -> None:
+    """#34 (sibling of class 7): with a trusted key of small order (here the identity point),
+    "R = identity, S = 0" verifies any message under OpenSSL's Ed25519; libsodium, which
+    minisign verifies with, refuses such a key, and so does the verifier."""
+    key_id, forged = b"\x01" * 8, b"\x01" + bytes(63)
+    key = b"Ed" + key_id + b"\x01" + bytes(31)
+    data = b"\n".join(
+        (
+            b"untrusted comment: x",
+            base64.b64encode(b"ED" + key_id + forged),
+            b"trusted comment: forged",
+            base64.b64encode(forged),
+            b"",
+        )
+    )
+    verdict = verify(b"any manifest", SignatureFile("x.minisig", data), Trust(minisign_key=key))
+    assert not verdict.verified
+    assert [f.code for f in verdict.findings] == ["signature.unsupported"]
+
+
+def test_a_key_file_is_read_as_minisign_reads_it(signed: tuple[Path, Path, Path]) -> None:
+    """#34 (sibling of class 7): a key file's first line is its comment, whatever it says;
+    the key is the second line, ended at \\n (a form feed or U+2028 is no line end); a bare
+    base64 line is a key given as its value (minisign -P), not a file."""
+    _root, pub, _ = signed
+    text = pub.read_bytes()
+    line = text.split(b"\n")[1]
+    assert parse_public_key(text) == base64.b64decode(line)
+    assert parse_public_key(b"anything\n" + line) == base64.b64decode(line)
+    for bad in (
+        line + b"\n",
+        text.replace(b"\n", b"\x0c", 1),
+        text.replace(b"\n", b"\xe2\x80\xa8", 1),
+    ):
+        with pytest.raises(ValueError):
+            parse_public_key(bad)
+
+
+@pytest.mark.parametrize(
+    "key", [b"", b"Ed" + b"\x05" * 39, b"Ed" + b"\x05" * 41, b"XX" + b"\x05" * 40]
+)
+def test_a_trusted_key_of_the_wrong_shape_is_a_finding(key: bytes) -> None:
+    """A library caller's Trust with a key parse_public_key would refuse: a finding, never a
+    traceback."""
+    sig = b"\n".join(
+        (
+            b"untrusted comment: x",
+            base64.b64encode(b"ED" + key[2:10].ljust(8, b"\0") + bytes(64)),
+            b"trusted comment: c",
+            base64.b64encode(bytes(64)),
+            b"",
+        )
+    )
+    verdict = verify(b"m", SignatureFile("x.minisig", sig), Trust(minisign_key=key))
+    assert not verdict.verified and verdict.findings

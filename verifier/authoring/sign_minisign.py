@@ -19,7 +19,7 @@ import os
 import time
 from collections.abc import Callable
 
-from verifier.authenticity.sshblob import WireError, b64decode
+from verifier.authenticity.minisign import b64_to_bin, key_file_line
 from verifier.errors import UsageError
 
 PASSWORD_ENV = "VERIFY_EVIDENCE_MINISIGN_PASSWORD"
@@ -51,12 +51,9 @@ def scrypt_params(opslimit: int, memlimit: int) -> tuple[int, int, int]:
 def read_secret_key(data: bytes, password: Callable[[], str]) -> tuple[bytes, bytes]:
     """The key id (8 bytes) and Ed25519 secret key (64) of a minisign secret key file;
     ``password`` is asked only when the key is encrypted. :class:`UsageError` otherwise."""
-    lines = [x.strip() for x in data.splitlines() if x.strip()]
-    if lines and lines[0].startswith(b"untrusted comment:"):
-        lines = lines[1:]
-    try:
-        raw = b64decode(lines[0]) if len(lines) == 1 else b""
-    except WireError:
+    try:  # read as minisign's seckey_load reads it: the comment line, then the key line
+        raw = b64_to_bin(key_file_line(data, SECRET_LENGTH), SECRET_LENGTH) or b""
+    except ValueError:
         raw = b""
     if len(raw) != SECRET_LENGTH or raw[:2] != b"Ed" or raw[4:6] != b"B2":
         raise UsageError("--sign-minisign: not a minisign secret key")
