@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from verifier.authenticity.interface import Verdict
 from verifier.findings import Finding, Severity, Stage
 from verifier.judge.records import Records
+from verifier.plan.needs import CATALOGUE, DEFAULT_SPEC
 
 #: the JSON report's version: 2 added the flat ``findings``, ``source``, ``manifestSha256``,
 #: the files' ``expected``/``algorithm``/``actual`` and the findings' ``column``/``at``
@@ -339,6 +340,12 @@ class Report:
     # The folder of the source that records, the assertion spec and the case catalogue name
     # files relative to ("data" in a bag, the --base folder); "" for the root. Not serialised.
     content_root: str = field(default="", repr=False)
+    # The assertion spec and the case catalogue the run judged (``Options.assertions``, the
+    # first of ``Options.documents``; ``None``: none), as records name them: a
+    # view that shows what they say (the outcome table, the in-toto policy) takes them from
+    # here, never from a default of its own. Not serialised.
+    spec: str = field(default=DEFAULT_SPEC, repr=False)
+    catalogue: str | None = field(default=CATALOGUE, repr=False)
     # what --ignore, --select and --baseline did (None: none was given)
     acceptance: Acceptance | None = None
     # the configuration file the run read and what it set (None: no file)

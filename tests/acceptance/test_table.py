@@ -516,3 +516,69 @@ def test_a_cell_over_an_accepted_finding_says_accepted(archive: Path, fmt: str) 
         for cell in local["counts"]:
             assert cell["verified"] is False and cell["problems"] == []
             assert any("accepted (ignored)" in a for a in cell["accepted"])
+
+
+def judged_elsewhere(archive: Path) -> Any:
+    """The run of ``archive`` whose spec and catalogue were moved to other names and named
+    so (the library's ``Options.assertions`` and ``documents``): what the run judged."""
+    from verifier import verify
+    from verifier.pipeline import Options
+
+    (archive / "evidence/assertions.json").rename(archive / "evidence/spec.json")
+    (archive / "evidence/cases.json").rename(archive / "evidence/table.json")
+    rewrite_manifest(archive)
+    return Options(assertions="evidence/spec.json", documents=("evidence/table.json",)), verify
+
+
+def test_the_check_markdown_table_is_built_from_the_catalogue_the_check_judged(
+    archive: Path,
+) -> None:
+    """check --format markdown's outcome table comes from the catalogue the run judged, not
+    the default path (main: no table, the default path holding nothing)."""
+    from verifier.views.check import CHECK
+
+    options, verify = judged_elsewhere(archive)
+    report = verify(archive, options)
+    assert report.passed
+    text = CHECK["markdown"](report)
+    assert "### Per-case outcomes" in text
+    assert "Hosted webhook control" in text
+    assert "unverified" not in text
+
+
+@pytest.mark.parametrize("tampered", ["evidence/spec.json", "evidence/table.json"])
+def test_the_table_judges_the_spec_and_catalogue_the_run_judged(
+    archive: Path, tampered: str
+) -> None:
+    """build_table(report) marks cells over the spec and the catalogue the run judged: a
+    changed spec (or catalogue) under another name marks its cells, in the table and in
+    check's Markdown view (main: the default paths were judged, nothing was marked)."""
+    from verifier.table import build_table
+    from verifier.views.check import CHECK
+
+    options, verify = judged_elsewhere(archive)
+    path = archive / tampered
+    path.write_bytes(path.read_bytes() + b" ")
+    report = verify(archive, options)
+    built = build_table(report)
+    assert built.catalogue == "evidence/table.json"
+    assert built.cases and not built.ok
+    what = "the assertion spec" if tampered.endswith("spec.json") else "the catalogue"
+    marked = [c for row in built.cases for c in row.cells if not c.verified]
+    assert marked
+    assert all(f"{what} {tampered}: the file is mismatch" in c.problems for c in marked)
+    assert "⚠ **unverified**" in CHECK["markdown"](report)
+
+
+def test_the_in_toto_policy_is_the_spec_the_run_judged(archive: Path) -> None:
+    """The in-toto statement names, as its policy, the spec the run judged and its digest
+    (main: the default path's, absent here, so no policy at all)."""
+    from verifier.views.check import CHECK
+
+    options, verify = judged_elsewhere(archive)
+    report = verify(archive, options)
+    statement = json.loads(CHECK["in-toto"](report))
+    text = json.dumps(statement)
+    digest = hashlib.sha256((archive / "evidence/spec.json").read_bytes()).hexdigest()
+    assert '"name": "evidence/spec.json"' in text
+    assert digest in text

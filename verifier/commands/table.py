@@ -203,7 +203,8 @@ def table(
         )
         report = verify(location, options)
     report.configuration = configured.to_dict()
-    outcome = build_table(report, catalogue, threshold(fail_on), options.assertions)
+    report.fail_on = threshold(fail_on)
+    outcome = build_table(report)  # the catalogue and spec the run judged, its --fail-on
     outcome.generated_at = generated_at
     if outcome.problems and not outcome.cases:
         raise UsageError(outcome.problems[0])

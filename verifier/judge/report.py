@@ -187,6 +187,8 @@ def judge_records(
         assertions=assertions,
         records=validity.records.rebased(content),
         content_root=content,
+        spec=options.assertions,
+        catalogue=options.documents[0] if options.documents else None,
     )
     if "consistency" in stages:  # an assertion's finding on a record names its spec entry
         relate_entries(report, report.content_path(options.assertions))

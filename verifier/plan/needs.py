@@ -51,6 +51,7 @@ class Need(NamedTuple):
 
 
 CATALOGUE = "evidence/cases.json"  # the case catalogue, kept whole for the outcome table
+DEFAULT_SPEC = "evidence/assertions.json"  # the assertion spec (verifier.plan.spec reads it)
 
 
 def selectors_in(node: Any) -> Iterator[Need]:

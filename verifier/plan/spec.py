@@ -7,9 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import verifier.assertions as registry
-from verifier.plan.needs import Need
-
-DEFAULT_SPEC = "evidence/assertions.json"
+from verifier.plan.needs import DEFAULT_SPEC, Need
 
 
 def needs_of(spec: Any) -> Iterator[Need]:
@@ -47,3 +45,6 @@ def containers_in(spec: Any) -> tuple[tuple[str, str | None, bool], ...]:
                 (item["files"], shape if isinstance(shape, str) else None, item.get("leaf") is True)
             )
     return tuple(out)
+
+
+__all__ = ["DEFAULT_SPEC", "containers_in", "needs_of"]

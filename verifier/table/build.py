@@ -19,7 +19,6 @@ from verifier.findings import Finding, Severity, Stage
 from verifier.json.numbers import canonical
 from verifier.json.write import dumps
 from verifier.plan.needs import CATALOGUE
-from verifier.plan.spec import DEFAULT_SPEC
 from verifier.report import AssertionStatus, Report, StageStatus
 
 DEFAULT_CATALOGUE = CATALOGUE
@@ -416,13 +415,18 @@ def _no_cases(report: Report, catalogue: str, document: Any) -> str:
 
 def build_table(
     report: Report,
-    catalogue: str = DEFAULT_CATALOGUE,
-    fail_on: Severity = Severity.ERROR,
-    spec: str = DEFAULT_SPEC,
+    catalogue: str | None = None,
+    fail_on: Severity | None = None,
+    spec: str | None = None,
 ) -> OutcomeTable:
-    """The table for ``report``'s archive, from the catalogue at ``catalogue``; findings of
-    ``fail_on`` or above fail it (``--fail-on``). A problem of the catalogue or of the
-    assertion spec (at ``spec``) marks every cell it stands behind."""
+    """The table for ``report``'s archive, from the case catalogue and the assertion spec the
+    run judged (:attr:`Report.catalogue`, :attr:`Report.spec`; ``catalogue`` and ``spec``
+    override them, for a caller that knows better); findings of ``fail_on`` or above fail it
+    (``--fail-on``; default the run's :attr:`Report.fail_on`). A problem of the catalogue or
+    of the assertion spec marks every cell it stands behind."""
+    catalogue = catalogue if catalogue is not None else report.catalogue or DEFAULT_CATALOGUE
+    spec = spec if spec is not None else report.spec
+    fail_on = fail_on if fail_on is not None else report.fail_on
     table = OutcomeTable(report.tool_version, catalogue, report, fail_on=fail_on)
     document = report.records.document(report.content_path(catalogue))
     cases = document.get("cases") if isinstance(document, dict) else None

@@ -30,7 +30,6 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from verifier.plan.spec import DEFAULT_SPEC
 from verifier.report import AssertionStatus, Report, StageStatus
 from verifier.views.clean import dumps_clean
 
@@ -138,7 +137,7 @@ def statement(report: Report) -> dict[str, Any]:
                 "annotations": {"role": "acceptance", **report.acceptance.to_dict()},
             }
         )
-    spec = report.content_path(DEFAULT_SPEC)
+    spec = report.content_path(report.spec)  # the spec the run judged
     for entry in report.files:
         if entry.path == spec and entry.sha256 is not None:
             configuration.append(

@@ -79,10 +79,14 @@ def render(report: Report) -> str:
             lines.append(f"| {f.severity.value} | `{f.code}` | {_esc(where)} | {_esc(message)} |")
         if len(groups) > MAX_FINDINGS:
             lines.append(f"\n{len(groups) - MAX_FINDINGS} more findings: see the JSON report.")
-    from verifier.table import DEFAULT_CATALOGUE, build_table
+    from verifier.table import build_table
     from verifier.views.table.markdown_view import render_table
 
-    if report.records.document(report.content_path(DEFAULT_CATALOGUE)) is not None:
+    # the catalogue and the spec the run judged (Report.catalogue, Report.spec), never a
+    # default of the view's own
+    catalogue = report.catalogue
+    document = report.records.document(report.content_path(catalogue)) if catalogue else None
+    if document is not None:
         lines += ["", "### Per-case outcomes", ""]
         body = render_table(build_table(report)).split("\n", 2)[2]  # drop its status line
         lines.append(body.rstrip("\n"))
