@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import html
 import io
 import json
 import os
@@ -582,3 +583,62 @@ def test_the_in_toto_policy_is_the_spec_the_run_judged(archive: Path) -> None:
     digest = hashlib.sha256((archive / "evidence/spec.json").read_bytes()).hexdigest()
     assert '"name": "evidence/spec.json"' in text
     assert digest in text
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "rich"])
+@pytest.mark.parametrize("accepted", [False, True])
+def test_a_row_from_an_unverified_catalogue_says_so(
+    archive: Path, fmt: str, accepted: bool
+) -> None:
+    """A row's title, kind, limits and evidence are the catalogue's text: when the catalogue
+    fails its digest (or that finding is accepted), every row says it comes from an
+    unverified catalogue, in every view, whole table and one case (main: only the cells)."""
+    cases = archive / "evidence" / "cases.json"
+    cases.write_bytes(cases.read_bytes() + b" ")
+    args = ("--ignore", "manifest.mismatch") if accepted else ()
+    code, text = table_text(archive, fmt, *args)
+    assert code == (0 if accepted else 1)
+    note = "from an unverified catalogue" + (", accepted" if accepted else "")
+    rows = json.loads(table(archive, "--format", "json", *args).stdout)["cases"]
+    if fmt == "json":
+        for row in rows:
+            assert row["catalogue"]["verified"] is False
+            assert row["catalogue"]["source"].startswith("evidence/cases.json#/cases/")
+            said = row["catalogue"]["accepted" if accepted else "problems"]
+            assert said and all(s.startswith("the catalogue evidence/cases.json: ") for s in said)
+            assert row["catalogue"]["problems" if accepted else "accepted"] == []
+        return
+    flat = " ".join(html.unescape(text).split())  # the rich view wraps long cells
+    for row in rows:
+        if fmt in ("text", "markdown", "rich"):  # the lines naming each unverified piece
+            assert f"{row['id']}: title, kind, limits and evidence (evidence/cases.json#" in flat
+        elif fmt == "html":  # each case's own section says why
+            assert f"From evidence/cases.json#/cases/{rows.index(row)}: the catalogue" in flat
+    if fmt == "rich":  # its cells wrap: the lines under the table name every row
+        return
+    for row in rows:
+        for piece in (row["title"], row["kind"], "; ".join(row["limits"]) or "none stated"):
+            assert f"{piece} ({note})" in flat or f"{piece} [{row['id']}; " in flat, piece
+    assert flat.count(f"({note})") >= 3 * len(rows)
+    if fmt != "rich":
+        one = table(archive, "--format", fmt, "--case", "hosted-stripe", *args).stdout
+        if fmt != "csv":
+            assert f"({note})" in one
+        else:  # one row per value: each value's Problems say the catalogue's
+            assert "the catalogue evidence/cases.json" in one
+
+
+def test_a_row_of_no_cell_from_an_unverified_catalogue_fails_the_table(archive: Path) -> None:
+    """The row's own text is a claim too: a row with no cell at all from a catalogue whose
+    digest fails fails the table (main: no cell, nothing marked, exit 0)."""
+    cases = archive / "evidence" / "cases.json"
+    data = json.loads(cases.read_text(encoding="utf-8"))
+    only = {**data["cases"][0], "id": "only", "title": "Only words", "counts": [], "outcomes": []}
+    data["cases"] = [{**only, "acceptance": None, "readbacks": []}]
+    cases.write_text(json.dumps(data), encoding="utf-8")
+    rewrite_manifest(archive)
+    assert table(archive, "--format", "text").returncode == 0  # guard: verified, it passes
+    cases.write_bytes(cases.read_bytes() + b" ")
+    proc = table(archive, "--format", "text")
+    assert proc.returncode == 1
+    assert "Only words (from an unverified catalogue)" in proc.stdout

@@ -100,6 +100,11 @@ class CaseRow:
     limits: tuple[str, ...]
     assertions: tuple[tuple[str, str], ...]  # covering assertions: (id, status)
     files: tuple[tuple[str, str | None], ...]  # evidence files behind the row: (path, sha256)
+    #: the row's own text (title, kind, limits, evidence) is the catalogue's: when the
+    #: catalogue failed its integrity or validity check, why (and what of that was accepted)
+    problems: tuple[str, ...] = ()
+    accepted: tuple[str, ...] = ()
+    catalogue: str = ""  # where the row's text comes from: ``path#/cases/N``
 
     @property
     def cells(self) -> tuple[Cell, ...]:
@@ -107,12 +112,24 @@ class CaseRow:
         return self.counts + self.outcomes + acceptance + self.readbacks
 
     @property
+    def described(self) -> bool:
+        """Whether its title, kind, limits and evidence come from a verified catalogue."""
+        return not self.problems and not self.accepted
+
+    @property
+    def catalogue_note(self) -> str:
+        """What every view puts beside the row's catalogue text; ``""`` when verified."""
+        if self.problems:
+            return "from an unverified catalogue"
+        return "from an unverified catalogue, accepted" if self.accepted else ""
+
+    @property
     def verified(self) -> bool:
-        return all(c.verified for c in self.cells)
+        return self.described and all(c.verified for c in self.cells)
 
     @property
     def failing(self) -> bool:
-        return any(c.failing for c in self.cells)
+        return bool(self.problems) or any(c.failing for c in self.cells)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,6 +144,12 @@ class CaseRow:
             "limits": list(self.limits),
             "assertions": [{"id": i, "status": s} for i, s in self.assertions],
             "files": [{"path": p, "sha256": d} for p, d in self.files],
+            "catalogue": {
+                "source": self.catalogue,
+                "verified": self.described,
+                "problems": list(self.problems),
+                "accepted": list(self.accepted),
+            },
         }
 
 
@@ -358,7 +381,7 @@ class _Builder:
             preregistered=preregistered,
         )
 
-    def row(self, case: dict[str, Any]) -> CaseRow:
+    def row(self, case: dict[str, Any], where: str = "") -> CaseRow:
         counts = tuple(self.cell(v) for v in case.get("counts", []))
         outcomes = tuple(self.cell(v) for v in case.get("outcomes", []))
         acc_spec = case.get("acceptance")
@@ -385,6 +408,9 @@ class _Builder:
             limits=tuple(str(x) for x in case.get("limits", [])),
             assertions=tuple((aid, self.status[aid]) for aid in covering),
             files=tuple((p, self.digests.get(p)) for p in sorted(files)),
+            problems=tuple(self.catalogue[0]),
+            accepted=tuple(self.catalogue[1]),
+            catalogue=where,
         )
 
 
@@ -439,7 +465,7 @@ def build_table(
             table.problems.append(f"{catalogue}#/cases/{index} is not an object")
             continue
         try:
-            table.cases.append(builder.row(case))
+            table.cases.append(builder.row(case, f"{catalogue}#/cases/{index}"))
         except (EvalError, KeyError, TypeError, AttributeError) as exc:
             table.problems.append(f"{catalogue}#/cases/{index}: {exc}")
     return table

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from verifier.table.build import CaseRow, OutcomeTable
 from verifier.views.inert import html_text as escape
 from verifier.views.table import TableView
-from verifier.views.table.columns import HEADERS, row_values
+from verifier.views.table.columns import HEADERS, described, row_values
 from verifier.views.table.columns import groups as columns_groups
 
 STYLE = """
@@ -146,10 +146,20 @@ def _cells_table(row: CaseRow) -> list[str]:
 def _case_section(row: CaseRow) -> list[str]:
     out = [
         f'<section id="case-{escape(row.id)}">',
-        f"<h3>{escape(row.title)} <small>({escape(row.id)}, {escape(row.kind)})</small></h3>",
+        f"<h3>{escape(row.title)} <small>({escape(row.id)}, {escape(row.kind)})</small>"
+        + (
+            f' <span class="bad">({escape(row.catalogue_note)})</span>'
+            if row.catalogue_note
+            else ""
+        )
+        + "</h3>",
     ]
+    if not row.described:
+        why = "; ".join(row.problems + row.accepted)
+        out.append(f'<p class="bad">From {escape(row.catalogue)}: {escape(why)}</p>')
     out.extend(_cells_table(row))
-    out.append("<p>Limits: " + escape("; ".join(row.limits) or "none stated") + "</p>")
+    limits = described(row, "; ".join(row.limits) or "none stated")
+    out.append("<p>Limits: " + escape(limits) + "</p>")
     out.append("<details><summary>Evidence files</summary>")
     files = [
         ("", [f"<code>{escape(p)}</code>", f"<code>{escape(d or 'none')}</code>"])

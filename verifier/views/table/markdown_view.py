@@ -10,7 +10,7 @@ from __future__ import annotations
 from verifier.table.build import CaseRow, OutcomeTable
 from verifier.views.inert import markdown as _esc
 from verifier.views.table import TableView
-from verifier.views.table.columns import HEADERS, problem_lines, row_values
+from verifier.views.table.columns import HEADERS, described, problem_lines, row_values
 from verifier.views.table.columns import groups as columns_groups
 
 
@@ -47,8 +47,11 @@ def render_table(table: OutcomeTable) -> str:
 
 def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines = _status(table)
-    lines.append(f"### {_esc(row.title)} ({_esc(row.id)}, {_esc(row.kind)})")
+    lines.append(described(row, f"### {_esc(row.title)} ({_esc(row.id)}, {_esc(row.kind)})"))
     lines.append("")
+    if not row.described:
+        why = "; ".join(row.problems + row.accepted)
+        lines += [f"From {_esc(row.catalogue)}: {_esc(why)}", ""]
     lines.append("| Group | Value | Source | SHA-256 | Established by | Verified |")
     lines.append("|---|---|---|---|---|---|")
     groups = columns_groups(row)
@@ -61,7 +64,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
                 f" | `{cell.sha256 or 'none'}` | {_esc(by)} | {_esc(ok)} |"
             )
     lines.append("")
-    lines.append("Limits: " + _esc("; ".join(row.limits) or "none stated"))
+    lines.append("Limits: " + described(row, _esc("; ".join(row.limits) or "none stated")))
     lines.append("")
     lines.append("Assertions covering the case:")
     lines.append("")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from verifier.table.build import CaseRow, OutcomeTable
 from verifier.views.inert import visible
 from verifier.views.table import TableView
-from verifier.views.table.columns import HEADERS, problem_lines, row_values
+from verifier.views.table.columns import HEADERS, described, problem_lines, row_values
 from verifier.views.table.columns import groups as columns_groups
 
 
@@ -20,7 +20,7 @@ def render_table(table: OutcomeTable) -> str:
     for row in table.cases:
         values = row_values(row)
         lines.append("")
-        lines.append(f"{row.title}  [{row.id}; {row.kind}]")
+        lines.append(f"{values[0]}  [{row.id}; {values[1]}]")
         for header, value in zip(HEADERS[2:], values[2:], strict=True):
             lines.append(f"  {header.lower():<{width}}  {value}")
     problems = [line for row in table.cases for line in problem_lines(row)]
@@ -35,9 +35,11 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
     lines = [
         table.status_line(),
         "",
-        f"{row.title}  [{row.id}; {row.kind}]",
-        f"  evidence: {', '.join(row.evidence)}",
+        described(row, f"{row.title}  [{row.id}; {row.kind}]"),
+        "  evidence: " + described(row, ", ".join(row.evidence)),
     ]
+    if not row.described:
+        lines.append(f"  from {row.catalogue}: " + "; ".join(row.problems + row.accepted))
     groups = columns_groups(row, plural=True)
     for name, cells in groups:
         lines.append(f"  {name}:")
@@ -50,7 +52,7 @@ def render_case(table: OutcomeTable, row: CaseRow) -> str:
             lines.append(f"      sha256 {cell.sha256 or '(none: not a manifested file)'}")
             for aid, status in cell.assertions:
                 lines.append(f"      established by {aid}: {status}")
-    lines.append("  limits: " + ("; ".join(row.limits) or "none stated"))
+    lines.append("  limits: " + described(row, "; ".join(row.limits) or "none stated"))
     lines.append("  assertions covering the case:")
     lines.extend(f"    {aid}: {status}" for aid, status in row.assertions)
     lines.append("  files:")
