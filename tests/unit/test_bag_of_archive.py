@@ -221,3 +221,30 @@ def test_a_finding_about_the_source_is_against_no_manifest(tmp_path: Path) -> No
     line = next(x for x in render_text(report).splitlines() if "source.trailing-data" in x)
     assert "[against" not in line
     schema_valid(report)
+
+
+@pytest.mark.parametrize("view", ["markdown", "rich"])
+def test_every_human_view_shows_each_manifests_counts(tmp_path: Path, view: str) -> None:
+    """The Markdown and rich check views show each manifest's own counts under the stage,
+    as the text view does (main: only the bag's, the archive's own counts in no human view
+    but text)."""
+    bag, trust = signed_bag(tmp_path)
+    report = check(bag, trust, stages=frozenset({"integrity"}))
+    inner_listed = len(FILES)
+    bag_listed = sum(1 for f in report.files if f.listed)
+    if view == "markdown":
+        from verifier.views.check import CHECK
+
+        text = CHECK["markdown"](report)
+    else:
+        import io
+
+        from rich.console import Console
+
+        from verifier.views.check.rich_view import show
+
+        out = io.StringIO()
+        show(report, Console(file=out, width=400, force_terminal=False))
+        text = out.getvalue()
+    assert f"{INNER}: {inner_listed} listed, {inner_listed} ok, " in text
+    assert f"manifest-sha256.txt: {bag_listed} listed, {bag_listed} ok, " in text

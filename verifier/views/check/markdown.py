@@ -9,7 +9,12 @@ would hide the rest of a step summary), link, emphasis or cell separator survive
 from __future__ import annotations
 
 from verifier.report import AssertionStatus, Report
-from verifier.views.check.text import authenticity_detail, stage_detail, unchecked_line
+from verifier.views.check.text import (
+    authenticity_detail,
+    manifest_details,
+    stage_detail,
+    unchecked_line,
+)
 from verifier.views.findings import (
     blocked_by,
     blocked_summary,
@@ -42,6 +47,8 @@ def render(report: Report) -> str:
     ]
     for stage in report.stages:
         detail = stage_detail(stage) + (f" ({stage.note})" if stage.note else "")
+        per = "; ".join(f"{name}: {counts}" for name, counts in manifest_details(stage))
+        detail += f"; per manifest: {per}" if per else ""
         status = report.stage_status(stage).value
         lines.append(f"| {stage.stage.value} | {status} | {_esc(detail)} |")
     unchecked = unchecked_line(report)

@@ -16,6 +16,7 @@ from verifier.views.check.text import (
     acceptance_line,
     advice_line,
     authenticity_detail,
+    manifest_details,
     stage_detail,
     unchecked_line,
 )
@@ -69,6 +70,8 @@ def show(report: Report, out: Console) -> None:
         detail = Text(stage_detail(stage))
         if stage.note:
             detail.append("\n" + visible(stage.note))
+        for name, counts in manifest_details(stage):
+            detail.append(f"\n{visible(name)}: {counts}")
         table.add_row(Text(stage.stage.value), _status(report, stage), detail)
     out.print(table)
     out.print(Text(report.summary_line, style="bold"))

@@ -136,6 +136,16 @@ def _severity_apart(blocked: Finding, cause: Finding) -> str:
     return "" if blocked.severity is cause.severity else f"{blocked.severity.value}: "
 
 
+def manifest_details(stage: StageResult) -> list[tuple[str, str]]:
+    """``(manifest, counts)`` for each manifest a stage checked apart (a bag of an evidence
+    archive: the bag's and the archive's, :attr:`StageResult.manifests`), as every human
+    view shows them under the stage; ``[]`` for one manifest. The name is archive text."""
+    return [
+        (name, stage_detail(replace(stage, counts=counts, findings=[])))
+        for name, counts in stage.manifests.items()
+    ]
+
+
 def render(report: Report) -> str:
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
@@ -148,9 +158,8 @@ def render(report: Report) -> str:
         lines.append(f"  {stage.stage.value:<12} {status:<16} {stage_detail(stage)}")
         if stage.note:
             lines.append(f"  {'':<12} {'':<16} {visible(stage.note)}")
-        for name, counts in stage.manifests.items():
-            own = replace(stage, counts=counts, findings=[])
-            lines.append(f"  {'':<12} {'':<16} {visible(name)}: {stage_detail(own)}")
+        for name, detail in manifest_details(stage):
+            lines.append(f"  {'':<12} {'':<16} {visible(name)}: {detail}")
     lines.append(report.summary_line)
     unchecked = unchecked_line(report)
     if unchecked:
