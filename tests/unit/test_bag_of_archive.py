@@ -221,3 +221,16 @@ def test_a_finding_about_the_source_is_against_no_manifest(tmp_path: Path) -> No
     line = next(x for x in render_text(report).splitlines() if "source.trailing-data" in x)
     assert "[against" not in line
     schema_valid(report)
+
+
+def test_an_unchecked_inner_signature_is_not_a_passed_stage(tmp_path: Path) -> None:
+    """With no trust option, the inner manifest's signature is listed but not checked: the
+    stage verified nothing, so it is nothing-to-check, as for the same archive unbagged
+    (merging the bag's unsigned manifest's note made it 'passed, 0 of 1 verified')."""
+    bag, _ = signed_bag(tmp_path)
+    report = verify(bag, Options(stages=frozenset({"integrity"})))
+    assert [(s.name, s.status) for s in report.signatures] == [
+        ("data/manifest.sha256.sig", "not-checked")
+    ]
+    assert report.authenticity.status is StageStatus.NOTHING_TO_CHECK
+    assert schema_valid(report)["authenticity"]["status"] == "nothing-to-check"
