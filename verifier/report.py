@@ -522,6 +522,12 @@ def merge_inner(report: Report, inner: Report, folder: str) -> None:
         return folder + path if path else folder.rstrip("/")
 
     label = under(inner.manifest)
+    # the merged stage verified something only if one of its manifests' stages did: a
+    # signature listed but not checked (no trust option) leaves both nothing-to-check, and
+    # their merged findings and notes must not make that "passed"
+    verified = any(
+        s.status is StageStatus.PASSED for s in (report.authenticity, inner.authenticity)
+    )
 
     def moved(f: Finding) -> Finding:
         cause = f.cause
@@ -564,7 +570,7 @@ def merge_inner(report: Report, inner: Report, folder: str) -> None:
     notes = [(report.manifest, outside.note), (label, within.note)]
     if any(note is not None for _, note in notes):
         outside.note = " ".join(f"{name}: {note}" for name, note in notes if note is not None)
-    outside.checked = outside.checked or within.checked
+    outside.checked = verified
     report.signatures = [
         *report.signatures,
         *(dataclasses.replace(s, name=under(s.name)) for s in inner.signatures),

@@ -248,3 +248,16 @@ def test_every_human_view_shows_each_manifests_counts(tmp_path: Path, view: str)
         text = out.getvalue()
     assert f"{INNER}: {inner_listed} listed, {inner_listed} ok, " in text
     assert f"manifest-sha256.txt: {bag_listed} listed, {bag_listed} ok, " in text
+
+
+def test_an_unchecked_inner_signature_is_not_a_passed_stage(tmp_path: Path) -> None:
+    """With no trust option, the inner manifest's signature is listed but not checked: the
+    stage verified nothing, so it is nothing-to-check, as for the same archive unbagged
+    (merging the bag's unsigned manifest's note made it 'passed, 0 of 1 verified')."""
+    bag, _ = signed_bag(tmp_path)
+    report = verify(bag, Options(stages=frozenset({"integrity"})))
+    assert [(s.name, s.status) for s in report.signatures] == [
+        ("data/manifest.sha256.sig", "not-checked")
+    ]
+    assert report.authenticity.status is StageStatus.NOTHING_TO_CHECK
+    assert schema_valid(report)["authenticity"]["status"] == "nothing-to-check"

@@ -232,3 +232,20 @@ def test_a_subject_naming_another_file_with_the_manifests_digest_is_a_mismatch(
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "signature.subject-mismatch" in proc.stdout
     assert "has the digest of manifest.sha256 under another name" in proc.stdout
+
+
+def test_an_archive_whose_files_changed_since_the_statement_does_not_verify(
+    attested: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """--source checks the archive: a statement about its manifest is about the files that
+    manifest lists, so a record changed since (the manifest, the statement's subject,
+    unchanged) fails integrity and exit 1 (main compared the subjects only and exited 0)."""
+    out, allowed, _ = attested
+    root = tmp_path / "a"
+    args = ("attestation", "verify", str(out), "--allowed-signers", str(allowed))
+    assert _cli(*args, "--source", str(root)).returncode == 0
+    (root / "evidence" / "a.json").write_text('{"a": 2}\n')
+    proc = _cli(*args, "--source", str(root))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "evidence/a.json: manifest.mismatch: " in proc.stdout
+    assert "Traceback" not in proc.stderr

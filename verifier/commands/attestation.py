@@ -26,7 +26,8 @@ SourceOpt = Annotated[
         "--source",
         help="The archive the statement is about (a folder, zip, tarball, REPO@REV or bag): "
         "it is checked, and the statement's subjects must be its own: the manifest by its "
-        "name and digest, the zip, tarball or commit by its digest (exit 1 if not).",
+        "name and digest, the zip, tarball or commit by its digest, and its files those "
+        "its manifest lists (exit 1 if not).",
     ),
 ]
 
@@ -41,7 +42,8 @@ def verify(
 ) -> int:
     """Verify FILE's signature against --allowed-signers and print who signed and what the
     statement says (subject, result). Exit 0 when verified and its result is not FAILED
-    (and, with --source, its subjects are that archive's), 1 otherwise."""
+    (and, with --source, its subjects are that archive's and its files pass integrity),
+    1 otherwise."""
     from verifier.authenticity.dsse import MAX_ENVELOPE_BYTES
     from verifier.authenticity.dsse import verify as verify_envelope
     from verifier.authenticity.interface import SignatureFile
@@ -115,18 +117,25 @@ def subject_mismatches(name: str, subjects: list[Subject], source: Path) -> list
     must match both its name and its SHA-256: a statement naming another file with the
     manifest's digest is about something else. The zip's, tarball's or commit's subject is
     named by where it was read from (as given on the command line), which is not part of
-    what it is: it is matched by its digest alone."""
+    what it is: it is matched by its digest alone. The manifest is the subject for the files
+    it lists: each integrity error of the archive (a file changed, missing or added since) is
+    a line too, so matching subjects over other files never verify."""
     from verifier import verify as check_source
+    from verifier.findings import Finding
     from verifier.views.check.intoto import subjects as own_subjects
 
     report = check_source(source)
+    lines: list[str] = [
+        f"{f.path}: {f.code}: {f.message} (the archive's files are not those its manifest, "
+        "the statement's subject, lists)"
+        for f in sorted(report.integrity.errors, key=Finding.sort_key)
+    ]
     own = own_subjects(report)
     # the source's subject (a zip, tarball or commit) comes first, when there is one
     by_source = own[:-1]
     manifest = own[-1]
     listed = ", ".join(f"{s['name']} {k}:{v}" for s in own for k, v in sorted(s["digest"].items()))
     code = "signature.subject-mismatch"
-    lines: list[str] = []
     for subject, kind, value in subjects:
         if any(s["digest"].get(kind) == value for s in by_source):
             continue
