@@ -176,6 +176,12 @@ DETAILS: dict[str, str] = {
         "Responses item id, an Anthropic `tool_use` id): each is read as an entry of its "
         "own, none is dropped, and a link to that id goes to the nearest earlier one"
     ),
+    "transcript.empty": (
+        "no message was read from a transcript (a file such as `[]` or `{\"messages\": []}`, "
+        "a run of a container such as an OpenHands `history` or a tau-bench `traj` that is "
+        "`[]`, an archive's transcript record with no message): nothing in it was checked, "
+        "whatever shape read it, so it is never a pass (also `transcript check`, exit 1)"
+    ),
     "transcript.unreadable-member": (
         "a member of an Inspect `.eval` zip could not be read: refused by the zip safety "
         "rules, over the limits, damaged, or zstd-compressed without `zstandard` "

@@ -242,6 +242,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "step, message or item id, an Anthropic tool_use id): each was read as an entry of "
             "its own, but a link to that id is ambiguous",
         ),
+        "transcript.empty": (
+            Stage.VALIDITY,
+            "a transcript (a file, or a run inside a container) from which no message was read: "
+            "nothing in it was checked",
+        ),
         "transcript.unmatched-pattern": (
             Stage.VALIDITY,
             "an entry of the assertion spec's 'transcripts' list matches no file the manifest "
@@ -432,6 +437,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.abandoned-dangling-call": Severity.NOTE,  # the run did not continue there
         "transcript.unresolved-reference": Severity.ERROR,
         "transcript.unreadable-member": Severity.ERROR,  # a history not read is never a pass
+        "transcript.empty": Severity.ERROR,  # nothing was checked: never a pass
         "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
         "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
         "transcript.duplicate-id": Severity.ERROR,  # which entry a link means is unknown

@@ -24,7 +24,7 @@ from typing import Any
 from verifier.findings import Finding
 from verifier.schema import own as own_schemas
 from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
-from verifier.transcripts.pairing import MALFORMED, Problem, pair
+from verifier.transcripts.pairing import EMPTY, EMPTY_MESSAGE, MALFORMED, Problem, pair
 
 RECORD_KIND = "transcript"
 #: a record declaring this schema is a harness container (``container`` names its reader)
@@ -125,6 +125,9 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
     messages = record.get("messages")
     if not isinstance(messages, list):
         return []  # the record's schema reports a missing or malformed messages array
+    if not messages:
+        text = EMPTY_MESSAGE[0].upper() + EMPTY_MESSAGE[1:]
+        return [Finding(EMPTY, path, f"{text}.", "/messages")]
     try:
         shape = shape_of(messages)
     except UndetectableShape as exc:

@@ -24,7 +24,15 @@ from verifier.transcripts import (
 )
 from verifier.transcripts.containers import CONTAINERS
 from verifier.transcripts.document import Document, DocumentError, parse
-from verifier.transcripts.pairing import MALFORMED, Entry, Pairing, Problem, pair
+from verifier.transcripts.pairing import (
+    EMPTY,
+    EMPTY_MESSAGE,
+    MALFORMED,
+    Entry,
+    Pairing,
+    Problem,
+    pair,
+)
 from verifier.version import __version__
 
 
@@ -159,7 +167,11 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)  # the shape's own (duplicate ids)
 
     def findings(self) -> list[Finding]:
+        """The transcript's findings; one from which no message was read is
+        ``transcript.empty`` (nothing was checked, whatever shape read it)."""
         out = []
+        if not self.document.messages:
+            out.append(Finding(EMPTY, IN_FILE, EMPTY_MESSAGE[0].upper() + EMPTY_MESSAGE[1:] + "."))
         for p in sorted([*self.problems, *self.pairing.problems], key=Problem.sort_key):
             line, pointer = self.document.locate(p.index, p.pointer)
             out.append(

@@ -42,6 +42,13 @@ REUSED_ANSWERED = "transcript.reused-answered-id"
 UNMARKED = "transcript.unmarked-interruption"
 NAME_MISMATCH = "transcript.name-mismatch"
 MALFORMED = "transcript.malformed"
+#: a transcript from which no message was read: nothing was checked, never a pass
+EMPTY = "transcript.empty"
+#: what an :data:`EMPTY` finding says after naming what was read (one sentence, no stop)
+EMPTY_MESSAGE = (
+    "nothing was checked: no message was read from it; give the file (or run) that holds "
+    "the run's messages, or find why the run recorded none"
+)
 ABANDONED = "transcript.abandoned-dangling-call"
 UNRESOLVED = "transcript.unresolved-reference"
 

@@ -12,7 +12,15 @@ from typing import Any
 
 from verifier.findings import Finding
 from verifier.transcripts.containers.interface import Parsed, Reader, Transcript
-from verifier.transcripts.pairing import ABANDONED, DANGLING, Pairing, Problem, pair
+from verifier.transcripts.pairing import (
+    ABANDONED,
+    DANGLING,
+    EMPTY,
+    EMPTY_MESSAGE,
+    Pairing,
+    Problem,
+    pair,
+)
 
 
 @dataclass(slots=True)
@@ -77,8 +85,21 @@ def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Findi
     return out
 
 
+def _empty(t: Transcript, path: str) -> list[Finding]:
+    """``transcript.empty`` for a run from which no message (and no entry) was read and that
+    has no finding saying why: nothing in it was checked. It is placed at its history (the
+    pointer its first message would have, without the index)."""
+    if t.messages or t.entries or t.problems:
+        return []
+    line, pointer = t.locate(0, "")
+    if pointer is not None and pointer.endswith("/0"):
+        pointer = pointer[:-2]
+    return [Finding(EMPTY, path, f"{t.name}: {EMPTY_MESSAGE}.", pointer, line, transcript=t.name)]
+
+
 def check_transcripts(transcripts: list[Transcript], path: str) -> list[Checked]:
-    """Pair each transcript; abandoned paths report only what the active path does not."""
+    """Pair each transcript; abandoned paths report only what the active path does not. A
+    run from which no message was read is ``transcript.empty``."""
     out: list[Checked] = []
     seen: set[tuple[Any, ...]] = set()
     ordered = sorted(transcripts, key=lambda t: not t.active)  # active paths first
@@ -89,7 +110,7 @@ def check_transcripts(transcripts: list[Transcript], path: str) -> list[Checked]
             problems = [p for p in problems if _key(p, t) not in seen]
         else:
             seen.update(_key(p, t) for p in problems)
-        out.append(Checked(t, pairing, findings_of(t, problems, path)))
+        out.append(Checked(t, pairing, [*_empty(t, path), *findings_of(t, problems, path)]))
     order = {id(t): k for k, t in enumerate(transcripts)}
     out.sort(key=lambda c: order[id(c.transcript)])
     return out
