@@ -174,10 +174,13 @@ DETAILS: dict[str, str] = {
         "two entries of a history carry an id the format says is unique (Pi `id`, Claude "
         "Code `uuid`, an OpenHands event id, an ATIF `step_id`, an Inspect message id, a "
         "Responses item id, an Anthropic `tool_use` id): each is read as an entry of its "
-        "own, none is dropped, and a link to that id goes to the nearest earlier one"
+        "own, none is dropped, and a link to that id goes to the nearest earlier one; or two "
+        "runs of a result file claim the same task (an OpenHands `output.jsonl` "
+        "`instance_id`, a tau-bench `task_id` and `trial`): both runs are checked, the "
+        "later one carries the finding"
     ),
     "transcript.empty": (
-        "no message was read from a transcript (a file such as `[]` or `{\"messages\": []}`, "
+        'no message was read from a transcript (a file such as `[]` or `{"messages": []}`, '
         "a run of a container such as an OpenHands `history` or a tau-bench `traj` that is "
         "`[]`, an archive's transcript record with no message): nothing in it was checked, "
         "whatever shape read it, so it is never a pass (also `transcript check`, exit 1)"

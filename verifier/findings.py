@@ -239,8 +239,9 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
         "transcript.duplicate-id": (
             Stage.VALIDITY,
             "two entries of a history carry the same id (a tree's entry id or uuid, an event, "
-            "step, message or item id, an Anthropic tool_use id): each was read as an entry of "
-            "its own, but a link to that id is ambiguous",
+            "step, message or item id, an Anthropic tool_use id), or two runs of a result file "
+            "claim the same task (an OpenHands instance_id, a tau-bench task_id and trial): each "
+            "was read and checked on its own, but a link to that id is ambiguous",
         ),
         "transcript.empty": (
             Stage.VALIDITY,

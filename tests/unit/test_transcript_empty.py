@@ -120,3 +120,48 @@ def test_the_archive_check_fails_a_transcript_record_emptied(tmp_path: Path) -> 
         (f.code, f.path) for f in stage.findings
     ]
     assert not report.ok
+
+
+DUPLICATE = "transcript.duplicate-id"
+EVENT = {"id": 1, "source": "user", "message": "fix it", "action": "message"}
+
+
+def test_two_openhands_runs_of_one_instance_are_a_finding_both_checked() -> None:
+    call = {"id": 2, "source": "agent", "action": "run", "args": {"command": "ls"}}
+    lines = [
+        {"instance_id": "a__a-1", "history": [EVENT]},
+        {"instance_id": "b__b-2", "history": [EVENT]},
+        {"instance_id": "a__a-1", "history": [EVENT, call]},  # its call dangles
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    runs = _runs_of(data, "output.jsonl")
+    assert runs["output.jsonl#0 (a__a-1)"] == []
+    assert runs["output.jsonl#1 (b__b-2)"] == []
+    assert runs["output.jsonl#2 (a__a-1)"] == [DUPLICATE, "transcript.dangling-call"]
+    f = next(f for f in check_bytes(data, "output.jsonl").findings if f.code == DUPLICATE)
+    assert (f.line, f.pointer, f.index) == (3, "/instance_id", None)
+    assert "output.jsonl#0 (a__a-1)" in f.message
+
+
+def test_two_tau_bench_runs_of_one_task_and_trial_are_a_finding() -> None:
+    hi = [{"role": "user", "content": "hi"}]
+    runs = [
+        {"task_id": 1, "trial": 0, "traj": hi},
+        {"task_id": 1, "trial": 1, "traj": hi},  # another trial of the task: fine
+        {"task_id": 1, "trial": 0, "traj": hi},
+    ]
+    got = _runs_of(json.dumps(runs).encode(), "results.json")
+    assert got == {
+        "results.json#0 (task 1, trial 0)": [],
+        "results.json#1 (task 1, trial 1)": [],
+        "results.json#2 (task 1, trial 0)": [DUPLICATE],
+    }
+    report = check_bytes(json.dumps(runs).encode(), "results.json")
+    f = report.findings[0]
+    assert (f.pointer, f.index, f.line) == ("/2/task_id", None, None)
+
+
+def test_a_duplicate_run_with_no_message_is_both_findings() -> None:
+    lines = [{"instance_id": "a", "history": [EVENT]}, {"instance_id": "a", "history": []}]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    assert sorted(_runs_of(data, "output.jsonl")["output.jsonl#1 (a)"]) == [DUPLICATE, EMPTY]

@@ -35,6 +35,10 @@ from verifier.transcripts.interface import Shape
 from verifier.transcripts.pairing import MALFORMED, Pairing, Problem
 from verifier.transcripts.rewrite import repaired_messages
 
+DUPLICATE = "transcript.duplicate-id"
+#: the index of a run's own problem (not a message's): its locate gives the run's id member
+RUN = -1
+
 
 def _file(parsed: Parsed) -> str:
     """How a run's name starts: the file's name (``stdin`` for standard input)."""
@@ -74,6 +78,28 @@ def _run(
     return t
 
 
+def _claimed(
+    t: Transcript, key: tuple[str, ...], what: str, pointer: str, seen: dict[tuple[str, ...], str]
+) -> None:
+    """Mark ``t`` when an earlier run of the file claimed the same ``key`` (``what``: an
+    instance, a task and trial): ``transcript.duplicate-id`` at the run's ``pointer``, both
+    runs still checked."""
+    first = seen.setdefault(key, t.name)
+    if first == t.name:
+        return
+    inner = t.locate
+
+    def locate(index: int, p: str) -> tuple[int | None, str | None]:
+        return (inner(0, "")[0], pointer) if index == RUN else inner(index, p)
+
+    t.locate = locate
+    message = (
+        f"the same {what} as {first}: both runs were checked, but which is the {what}'s "
+        f"run is unknown; keep one run per {what}"
+    )
+    t.problems.insert(0, Problem(DUPLICATE, RUN, 0, "", "", message))
+
+
 class OpenHandsOutput(Reader):
     name = "openhands-output"
     title = "OpenHands evaluation output (output.jsonl)"
@@ -94,6 +120,7 @@ class OpenHandsOutput(Reader):
     def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
         out = []
         base = _file(parsed)
+        seen: dict[tuple[str, ...], str] = {}
         for k, entry in enumerate(parsed.value):
             line = parsed.lines[k]
             if not isinstance(entry, dict):
@@ -110,6 +137,8 @@ class OpenHandsOutput(Reader):
                 t.repair = None
             else:
                 t = _run(name, EVENTS, history, "/history", meta, line)
+            if instance is not None:
+                _claimed(t, (instance,), "instance", "/instance_id", seen)
             out.append(t)
         return out
 
@@ -183,6 +212,7 @@ class TauBench(Reader):
             raise ContainerError("not a JSON array of runs")
         out = []
         base = _file(parsed)
+        seen: dict[tuple[str, ...], str] = {}
         for k, entry in enumerate(parsed.value):
             if not isinstance(entry, dict):
                 out.append(_broken(f"{base}#{k}", chat, "not a JSON object", (None, f"/{k}")))
@@ -191,7 +221,11 @@ class TauBench(Reader):
             what = ", ".join(x for x in (task and f"task {task}", trial and f"trial {trial}") if x)
             name = f"{base}#{k}" + (f" ({what})" if what else "")
             meta = {"taskId": task} if task is not None else {}
-            out.append(_run(name, chat, entry.get("traj"), f"/{k}/traj", meta, None))
+            t = _run(name, chat, entry.get("traj"), f"/{k}/traj", meta, None)
+            if task is not None:
+                key = (task, trial or "")
+                _claimed(t, key, "task and trial", f"/{k}/task_id", seen)
+            out.append(t)
         return out
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:

@@ -76,7 +76,7 @@ def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Findi
                 f"{t.name}: {p.message}.",
                 pointer,
                 line,
-                index=p.index if p.line is None else None,
+                index=p.index if p.line is None and p.index >= 0 else None,
                 call_id=p.call_id or None,
                 tool=p.tool or None,
                 transcript=t.name,
@@ -85,11 +85,15 @@ def findings_of(t: Transcript, problems: list[Problem], path: str) -> list[Findi
     return out
 
 
+_NOT_READ = frozenset({"transcript.malformed", "transcript.unreadable-member"})
+
+
 def _empty(t: Transcript, path: str) -> list[Finding]:
     """``transcript.empty`` for a run from which no message (and no entry) was read and that
-    has no finding saying why: nothing in it was checked. It is placed at its history (the
-    pointer its first message would have, without the index)."""
-    if t.messages or t.entries or t.problems:
+    has no finding saying why (a run not read is ``transcript.malformed`` or
+    ``transcript.unreadable-member``): nothing in it was checked. It is placed at its history
+    (the pointer its first message would have, without the index)."""
+    if t.messages or t.entries or any(p.code in _NOT_READ for p in t.problems):
         return []
     line, pointer = t.locate(0, "")
     if pointer is not None and pointer.endswith("/0"):
