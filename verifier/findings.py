@@ -472,6 +472,24 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
 )
 
 
+#: letters whose name starts with a vowel sound, for an initialism (``an RSA key``, ``an SSH``)
+_VOWEL_NAMED = frozenset("AEFHILMNORSX")
+
+
+def a_or_an(noun: str) -> str:
+    """``noun`` after its indefinite article, for messages that name a word they do not
+    choose (a shape, a container's title, a code): ``an anthropic``, ``an ATIF trajectory``,
+    ``a gemini``, ``an RSA key``. A word starting with two capitals is read letter by letter
+    (an initialism); any other by its first letter (a vowel takes ``an``); quotes and
+    backticks before it are skipped."""
+    word = noun.lstrip("'\"`(")
+    if len(word) > 1 and word[0].isupper() and word[1].isupper():
+        vowel = word[0] in _VOWEL_NAMED
+    else:
+        vowel = word[:1].lower() in ("a", "e", "i", "o", "u")
+    return f"{'an' if vowel else 'a'} {noun}"
+
+
 def severity_of(code: str) -> Severity:
     """The severity of ``code``; a code without one counts as an error (never lower)."""
     return SEVERITIES.get(code, Severity.ERROR)

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from verifier.accept.baseline import Baseline, Entry, Key, Subjects
 from verifier.accept.selection import Selection
-from verifier.findings import CODES, Finding, Stage
+from verifier.findings import CODES, Finding, Stage, a_or_an
 from verifier.report import Acceptance, Accepted, Report
 
 UNMATCHED = "baseline.unmatched"
@@ -32,8 +32,8 @@ def _unmatched(entry: Entry, name: str) -> Finding:
     return Finding(
         UNMATCHED,
         entry.path,
-        f"the baseline {name} accepts a {entry.code} finding ({entry.fingerprint}) that this "
-        "run did not report: it was fixed or it changed; remove the entry, or rewrite the "
+        f"the baseline {name} accepts {a_or_an(entry.code)} finding ({entry.fingerprint}) that "
+        "this run did not report: it was fixed or it changed; remove the entry, or rewrite the "
         "baseline with --write-baseline",
         pointer=entry.pointer,
     )
@@ -43,7 +43,8 @@ def _no_digest(entry: Entry, name: str) -> Finding:
     return Finding(
         NO_DIGEST,
         entry.path,
-        f"the baseline {name} accepts a {entry.code} finding ({entry.fingerprint}) about this "
+        f"the baseline {name} accepts {a_or_an(entry.code)} finding ({entry.fingerprint}) about "
+        "this "
         "file's bytes without the SHA-256 of the bytes it was accepted for (an older baseline), "
         "so it no longer accepts it: check the file, then re-accept it with check "
         "--write-baseline",

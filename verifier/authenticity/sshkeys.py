@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from verifier.authenticity.sshblob import Reader, WireError
+from verifier.findings import a_or_an
 
 #: key type -> the signature formats its signatures may use
 SIGNATURE_FORMATS: Mapping[str, tuple[str, ...]] = MappingProxyType(
@@ -57,7 +58,7 @@ def check(blob: bytes, sig_format: str, signature: bytes, data: bytes) -> bool:
 
     kind = key_type(blob)
     if sig_format not in SIGNATURE_FORMATS.get(kind, ()):
-        raise WireError(f"a {sig_format!r} signature from a {kind} key is not accepted")
+        raise WireError(f"a {sig_format!r} signature from {a_or_an(kind)} key is not accepted")
     key = load(blob)
     try:
         if kind == "ssh-ed25519":

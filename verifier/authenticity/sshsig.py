@@ -21,7 +21,7 @@ from verifier.authenticity.allowed_signers import AllowedSigner, canonical, matc
 from verifier.authenticity.interface import SignatureFile, Signer, Trust, Verdict
 from verifier.authenticity.sshblob import Reader, WireError, b64decode, fingerprint, string
 from verifier.authenticity.sshkeys import SIGNATURE_FORMATS, check, key_type
-from verifier.findings import Finding
+from verifier.findings import Finding, a_or_an
 
 BEGIN = b"-----BEGIN SSH SIGNATURE-----"
 END = b"-----END SSH SIGNATURE-----"
@@ -116,8 +116,8 @@ def verify(message: bytes, signature: SignatureFile, trust: Trust) -> Verdict:
     if parsed.sig_format not in SIGNATURE_FORMATS[kind]:
         return fail(
             "signature.unsupported",
-            f"A {parsed.sig_format!r} signature from a {kind} key (RSA must use rsa-sha2-256 "
-            "or rsa-sha2-512, never SHA-1).",
+            f"A {parsed.sig_format!r} signature from {a_or_an(kind)} key (RSA must use "
+            "rsa-sha2-256 or rsa-sha2-512, never SHA-1).",
         )
     fp = fingerprint(parsed.blob)
     verdict.method = f"SSHSIG ({parsed.sig_format}, {parsed.hash_alg}, namespace "

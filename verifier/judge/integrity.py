@@ -202,7 +202,7 @@ def judge_manifest(
                 Finding(
                     "manifest.not-regular",
                     name,
-                    f"Listed, but it is a {kind.value}, not a regular file.",
+                    f"Listed, but it is {kind.noun}, not a regular file.",
                     line=line,
                 )
             )

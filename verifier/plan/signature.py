@@ -44,7 +44,7 @@ def find_signatures(
         if kind in (Kind.MISSING, Kind.DIRECTORY):
             continue
         if kind is not Kind.FILE:
-            refused.append(_refused(name, f"it is a {kind.value}, not a regular file"))
+            refused.append(_refused(name, f"it is {kind.noun}, not a regular file"))
             continue
         sizes = source.capability(SizeHints)  # none: the bounded read below decides
         size = sizes.size_hint(name) if sizes is not None else 0

@@ -43,6 +43,20 @@ class Kind(StrEnum):
     REFUSED = "refused"  # refused by the safety policy (reported by Source.findings)
     UNREADABLE = "unreadable"  # walk only: a folder that could not be listed (or looked at)
 
+    @property
+    def noun(self) -> str:
+        """What a message calls an entry of this kind, with its article (``a directory``,
+        ``a special file``): ``other`` is not a noun."""
+        from verifier.findings import a_or_an
+
+        return a_or_an(
+            "special file"
+            if self is Kind.OTHER
+            else f"{self.value} entry"
+            if self in (Kind.MISSING, Kind.REFUSED, Kind.UNREADABLE)
+            else self.value
+        )
+
 
 class SourceError(Exception):
     """The source as a whole cannot be read (the run cannot go on)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.findings import Finding
+from verifier.findings import Finding, a_or_an
 from verifier.schema import own as own_schemas
 from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
 from verifier.transcripts.pairing import EMPTY, EMPTY_MESSAGE, MALFORMED, Problem, pair
@@ -98,7 +98,9 @@ def _container_record(path: str, record: dict[str, Any]) -> list[Finding]:
     try:
         transcripts = reader.read(view(reader, parsed))
     except ContainerError as exc:
-        return [Finding(exc.code, path, f"Not a {reader.title}: {exc}.", exc.pointer or None)]
+        return [
+            Finding(exc.code, path, f"Not {a_or_an(reader.title)}: {exc}.", exc.pointer or None)
+        ]
     if not transcripts:
         return [Finding(MALFORMED, path, f"The {reader.title} holds no history to check.")]
     others = [r for r in every if r != reader.name]
@@ -136,7 +138,7 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
         entries = shape.entries(messages)
     except ShapeError as exc:
         pointer = f"/messages/{exc.index}{exc.pointer}" if exc.index is not None else None
-        return [Finding(MALFORMED, path, f"Not a {shape.name} transcript: {exc}.", pointer)]
+        return [Finding(MALFORMED, path, f"Not {a_or_an(shape.name)} transcript: {exc}.", pointer)]
     return [
         Finding(p.code, path, p.message + ".", pointer=f"/messages/{p.index}{p.pointer}")
         for p in sorted(

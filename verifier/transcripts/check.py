@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.findings import Finding, Severity
+from verifier.findings import Finding, Severity, a_or_an
 from verifier.transcripts import (
     SHAPES,
     Shape,
@@ -273,7 +273,7 @@ def load(data: bytes, name: str, shape: str | None = None) -> Loaded:
         finding = Finding(
             MALFORMED,
             IN_FILE,
-            f"Not a {chosen.name} transcript: {exc}.",
+            f"Not {a_or_an(chosen.name)} transcript: {exc}.",
             pointer,
             line,
             index=exc.index,
@@ -338,7 +338,7 @@ def _unfit(data: bytes, path: str, shape: str) -> list[Finding]:
             Finding(
                 MALFORMED,
                 IN_FILE,
-                f"Not a {shape} transcript: read as {shape} it holds no tool call and no "
+                f"Not {a_or_an(shape)} transcript: read as {shape} it holds no tool call and no "
                 f"result, but the file shows one ({mark}); name the shape it is in.",
             )
         ]
@@ -346,8 +346,8 @@ def _unfit(data: bytes, path: str, shape: str) -> list[Finding]:
         Finding(
             MALFORMED,
             IN_FILE,
-            f"Not a {shape} transcript: read as {shape} it holds no tool call and no result, "
-            f"but it reads as {' and '.join(others)}; name the shape it is in.",
+            f"Not {a_or_an(shape)} transcript: read as {shape} it holds no tool call and no "
+            f"result, but it reads as {' and '.join(others)}; name the shape it is in.",
         )
     ]
 

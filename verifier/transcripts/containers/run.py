@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.findings import Finding
+from verifier.findings import Finding, a_or_an
 from verifier.transcripts.containers.interface import Parsed, Reader, Transcript
 from verifier.transcripts.pairing import (
     ABANDONED,
@@ -197,7 +197,7 @@ def check_container(found: Found, path: str, leaf: bool = False) -> ContainerRes
         transcripts = reader.read(parsed, leaf)
     except ContainerError as exc:
         finding = Finding(
-            exc.code, "", f"Not a {reader.title} file: {exc}.", exc.pointer or None, exc.line
+            exc.code, "", f"Not {a_or_an(reader.title)} file: {exc}.", exc.pointer or None, exc.line
         )
         return ContainerResult(reader.name, found.source, [], [finding])
     if not transcripts:
