@@ -107,10 +107,12 @@ def _archive_in_bag(source: Source, options: Options) -> tuple[SubtreeSource, st
     name, or ``--manifest``'s); ``None``: not a bag, or a bag of anything else."""
     if not isinstance(source, BagSource):
         return None
-    name = normalize_name((options.manifest or DEFAULT_MANIFEST).replace(os.sep, "/"))
-    if name is None or source.container.kind(f"{PAYLOAD}/{name}") is not Kind.FILE:
-        return None
-    return SubtreeSource(source.container, PAYLOAD), name
+    # --manifest names the payload's manifest, or (naming one of the bag's own) the default
+    for given in (options.manifest, DEFAULT_MANIFEST):
+        name = normalize_name(given.replace(os.sep, "/")) if given else None
+        if name is not None and source.container.kind(f"{PAYLOAD}/{name}") is Kind.FILE:
+            return SubtreeSource(source.container, PAYLOAD), name
+    return None
 
 
 def _accept(report: Report, options: Options) -> Report:

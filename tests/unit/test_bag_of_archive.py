@@ -21,6 +21,8 @@ from verifier import verify
 from verifier.authenticity.interface import Trust
 from verifier.plan.options import Options
 from verifier.report import Report, StageStatus
+from verifier.sources import open_source
+from verifier.sources.bagit import BagSource
 from verifier.views.check.json_view import render
 from verifier.views.check.text import render as render_text
 
@@ -261,3 +263,18 @@ def test_an_unchecked_inner_signature_is_not_a_passed_stage(tmp_path: Path) -> N
     ]
     assert report.authenticity.status is StageStatus.NOTHING_TO_CHECK
     assert schema_valid(report)["authenticity"]["status"] == "nothing-to-check"
+
+
+def test_naming_the_bags_own_manifest_still_checks_the_archive_inside(tmp_path: Path) -> None:
+    """`--manifest manifest-sha256.txt` (one of the bag's own manifests) on a bag whose payload
+    is an evidence archive read the bag as a plain archive: the payload's manifest was never
+    looked at, and a record changed before bagging passed. The bag is read as a bag (which
+    checks the manifest named) and the archive inside it as well."""
+    bag, trust = signed_bag(tmp_path, "record")
+    for manifest in ("manifest-sha256.txt", "tagmanifest-sha256.txt"):
+        source = open_source(bag, manifest=manifest)
+        assert isinstance(source, BagSource), manifest
+        report = verify(bag, Options(manifest=manifest, trust=Trust(allowed_signers=trust)))
+        assert not report.ok
+        found = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
+        assert ("manifest.mismatch", "data/evidence/a.json", INNER) in found, found

@@ -8,6 +8,7 @@ safety policy (:mod:`verifier.sources.safety`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -57,6 +58,10 @@ def _container(location: str, rev: str | None, limits: Limits) -> Source:
     raise SourceError(missing(location))
 
 
+#: a bag's own payload or tag manifest, named at its root (RFC 8493 2.1.3, 2.2.1)
+_BAG_MANIFEST = re.compile(r"(?:\./)?(?:tag)?manifest-[a-z0-9]+\.txt")
+
+
 def _in_payload(manifest: str) -> str:
     """Where a named manifest is in a bag's payload (a bag whose payload is an archive)."""
     from verifier.plan.manifest import normalize_name
@@ -89,7 +94,14 @@ def open_source(
         container.reroot_for((manifest or DEFAULT_MANIFEST, BAGIT_TXT))
     if bag is None:
         bag = container.kind(BAGIT_TXT) is Kind.FILE and (
-            manifest is None or container.kind(_in_payload(manifest)) is Kind.FILE
+            manifest is None
+            or container.kind(_in_payload(manifest)) is Kind.FILE
+            # one of the bag's own manifests named, over a payload that is an archive: read
+            # as the bag (which checks that manifest) so the archive's manifest is not skipped
+            or (
+                _BAG_MANIFEST.fullmatch(manifest) is not None
+                and container.kind(_in_payload(DEFAULT_MANIFEST)) is Kind.FILE
+            )
         )
     return BagSource(container) if bag else container
 
