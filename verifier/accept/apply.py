@@ -28,28 +28,25 @@ NO_DIGEST = "baseline.no-digest"
 ABOUT_BASELINE = frozenset({UNMATCHED, NO_DIGEST})
 
 
-def _unmatched(entry: Entry, name: str) -> Finding:
+def _about(entry: Entry, code: str, name: str, why: str) -> Finding:
+    """A finding about a baseline entry: ``why`` follows what it accepts."""
     return Finding(
-        UNMATCHED,
+        code,
         entry.path,
-        f"the baseline {name} accepts {a_or_an(entry.code)} finding ({entry.fingerprint}) that "
-        "this run did not report: it was fixed or it changed; remove the entry, or rewrite the "
-        "baseline with --write-baseline",
+        f"the baseline {name} accepts {a_or_an(entry.code)} finding ({entry.fingerprint}) {why}",
         pointer=entry.pointer,
     )
 
 
-def _no_digest(entry: Entry, name: str) -> Finding:
-    return Finding(
-        NO_DIGEST,
-        entry.path,
-        f"the baseline {name} accepts {a_or_an(entry.code)} finding ({entry.fingerprint}) about "
-        "this "
-        "file's bytes without the SHA-256 of the bytes it was accepted for (an older baseline), "
-        "so it no longer accepts it: check the file, then re-accept it with check "
-        "--write-baseline",
-        pointer=entry.pointer,
-    )
+_UNMATCHED_WHY = (
+    "that this run did not report: it was fixed or it changed; remove the entry, or rewrite the "
+    "baseline with --write-baseline"
+)
+_NO_DIGEST_WHY = (
+    "about this file's bytes without the SHA-256 of the bytes it was accepted for (an older "
+    "baseline), so it no longer accepts it: check the file, then re-accept it with check "
+    "--write-baseline"
+)
 
 
 def accept(report: Report, selection: Selection, baseline: Baseline | None) -> Report:
@@ -93,8 +90,8 @@ def accept(report: Report, selection: Selection, baseline: Baseline | None) -> R
             if CODES[entry.code][0] not in ran or selection.why_not(entry.code) is not None:
                 unchecked += 1  # its code was not looked for in this run
                 continue
-            stale.append(_unmatched(entry, baseline.name))
-        stale += (_no_digest(entry, baseline.name) for entry in undigested)
+            stale.append(_about(entry, UNMATCHED, baseline.name, _UNMATCHED_WHY))
+        stale += (_about(e, NO_DIGEST, baseline.name, _NO_DIGEST_WHY) for e in undigested)
         for finding in stale:
             why = selection.why_not(finding.code)
             kept, taken = by_stage[finding.stage]

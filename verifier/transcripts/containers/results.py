@@ -106,16 +106,7 @@ class OpenHandsOutput(Reader):
     lines = True
 
     def claims(self, parsed: Parsed) -> bool:
-        v = parsed.value
-        return (
-            parsed.is_lines
-            and isinstance(v, list)
-            and bool(v)
-            and all(
-                isinstance(e, dict) and "instance_id" in e and isinstance(e.get("history"), list)
-                for e in v
-            )
-        )
+        return parsed.is_lines and _holds_runs(parsed.value, "instance_id", "history")
 
     def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
         out = []
@@ -184,6 +175,18 @@ def _in_pairs(flat: Locate, count: int) -> Locate:
     return locate
 
 
+def _holds_runs(value: Any, key: str, messages: str) -> bool:
+    """Whether ``value`` is a non-empty list of runs, each naming ``key`` beside its list of
+    ``messages``."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(e, dict) and key in e and isinstance(e.get(messages), list) for e in value
+        )
+    )
+
+
 def _pair(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 2 and all(isinstance(x, dict) for x in value)
 
@@ -193,16 +196,7 @@ class TauBench(Reader):
     title = "tau-bench results"
 
     def claims(self, parsed: Parsed) -> bool:
-        v = parsed.value
-        return (
-            not parsed.is_lines
-            and isinstance(v, list)
-            and bool(v)
-            and all(
-                isinstance(e, dict) and "task_id" in e and isinstance(e.get("traj"), list)
-                for e in v
-            )
-        )
+        return not parsed.is_lines and _holds_runs(parsed.value, "task_id", "traj")
 
     def read(self, parsed: Parsed, leaf_only: bool = False) -> list[Transcript]:
         from verifier.transcripts import SHAPES
