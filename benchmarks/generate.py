@@ -2,11 +2,18 @@
 
 Each case is a folder with three records: a run result (counters, receipts, a terminal status),
 a tool-call transcript (Pi message shape) and a provider readback. Three schemas, an assertion
-spec with same-value, count and unchanged-counter assertions over every case, a case catalogue
-of the first cases, optional large blobs, and a GNU sha256sum manifest. Deterministic for a
-seed: the same arguments give the same bytes.
+spec with same-value, count and unchanged-counter checks over every case, optional large
+blobs, and a GNU sha256sum manifest. Deterministic for a seed: the same arguments give the
+same bytes.
 
-    python benchmarks/generate.py OUT --records 100000 [--seed 1] [--blobs 4 --blob-mb 256]
+The spec comes in two forms over the same records. Written out (the default): three
+assertions per case, each naming its case's files (100k records: 100k assertions, 33 MB).
+With ``--rules``: the per-case rule form of issue 35, the case folders named once
+(``cases.folders``) and three rules whose file names are relative to a case (``{case}``),
+each standing for one assertion per case (a spec of about 1 KB whatever the size).
+
+    python benchmarks/generate.py OUT --records 100000 [--rules] [--seed 1]
+        [--blobs 4 --blob-mb 256]
 """
 
 from __future__ import annotations
@@ -206,7 +213,54 @@ def assertions_for(i: int) -> list[dict[str, object]]:
     ]
 
 
-def generate(out: str, records: int, seed: int, blobs: int, blob_mb: int) -> None:
+CASE_FOLDERS = "evidence/cases/*/*"  # evidence/cases/000/case-000000, ...
+
+
+def rule_spec() -> dict[str, object]:
+    """The per-case rule form of the three assertions ``assertions_for`` writes out for every
+    case: one rule each, its files relative to the case (``{case}``, the case folder's path);
+    the instance of rule R for case C has the id ``R@C``."""
+
+    def sel(name: str, pointer: str) -> dict[str, str]:
+        return {"file": "{case}/" + name, "pointer": pointer}
+
+    return {
+        "$schema": ID + "assertion-spec.schema.json",
+        "cases": {"folders": CASE_FOLDERS},
+        "everyCaseJudged": True,
+        "rules": [
+            {
+                "id": "same-payment",
+                "kind": "same-value",
+                "description": "Receipt and readback agree.",
+                "selects": [
+                    sel("run.json", "/receipt/paymentIntent"),
+                    sel("readback.json", "/object/id"),
+                ],
+            },
+            {
+                "id": "messages",
+                "kind": "count",
+                "description": "Five messages.",
+                "select": sel("transcript.json", "/messages"),
+                "equals": 5,
+            },
+            {
+                "id": "unchanged",
+                "kind": "unchanged",
+                "description": "Counters unchanged.",
+                "before": sel("run.json", "/counters"),
+                "after": sel("run.json", "/countersAfterDuplicate"),
+            },
+        ],
+    }
+
+
+def generate(
+    out: str, records: int, seed: int, blobs: int, blob_mb: int, rules: bool = False
+) -> None:
+    """Write the archive into ``out`` (absent or empty). ``rules``: the spec in the per-case
+    rule form instead of written-out assertions (the records are the same bytes)."""
     if os.path.exists(out) and os.listdir(out):
         sys.exit(f"{out} is not empty")
     rng = random.Random(seed)
@@ -230,11 +284,14 @@ def generate(out: str, records: int, seed: int, blobs: int, blob_mb: int) -> Non
     for i in range(cases):
         for name, data in case_records(i, rng).items():
             put(name, data)
-        spec.extend(assertions_for(i))
-    put(
-        "evidence/assertions.json",
-        dump({"$schema": ID + "assertion-spec.schema.json", "assertions": spec}),
+        if not rules:
+            spec.extend(assertions_for(i))
+    document: dict[str, object] = (
+        rule_spec() if rules else {"$schema": ID + "assertion-spec.schema.json"}
     )
+    if not rules:
+        document["assertions"] = spec  # (after $schema: the bytes of before issue 35)
+    put("evidence/assertions.json", dump(document))
     chunk = bytes(rng.getrandbits(8) for _ in range(1 << 16))
     for b in range(blobs):
         path = os.path.join(out, "blobs", f"capture-{b}.bin")
@@ -259,8 +316,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--blobs", type=int, default=0)
     parser.add_argument("--blob-mb", type=int, default=256)
+    parser.add_argument(
+        "--rules", action="store_true", help="the spec as per-case rules, not written out"
+    )
     args = parser.parse_args()
-    generate(args.out, args.records, args.seed, args.blobs, args.blob_mb)
+    generate(args.out, args.records, args.seed, args.blobs, args.blob_mb, args.rules)
 
 
 if __name__ == "__main__":
