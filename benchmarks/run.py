@@ -516,8 +516,22 @@ def serial_parts(root: Path, records: int, repeat: int) -> Serial | None:
     return Serial(records, result["form"], result["seconds"], result.get("sum"))
 
 
+ORDER = (  # the serial parts' columns, in the order a check meets them
+    "manifest parse",
+    "scope walk",
+    "spec strict parse",
+    "spec prepared whole",
+    "spec prepared in windows",
+    "case set",
+    "rule expansion",
+    "spec plan",
+    "assertion evaluation",
+)
+
+
 def serial_table(parts: list[Serial]) -> str:
-    names = list(dict.fromkeys(name for p in parts for name in p.seconds))
+    seen = {name for p in parts for name in p.seconds}
+    names = [n for n in ORDER if n in seen] + sorted(seen.difference(ORDER))
     lines = [
         "### Serial main-process parts (seconds; target: summed < 0.5 s at 100k, rule form)",
         "",
