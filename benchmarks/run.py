@@ -777,7 +777,7 @@ def targets(
                     rate >= 2000,
                 )
             )
-    where = f"at {at_records:,} records, {FORMS[form]} spec"
+    where = f"at {at_records:,} records; spec: {FORMS[form]}"
     if at_records != 100_000:
         where += "; the issue's targets are at 100,000"
     lines = [f"### Targets of issue 35 in this pass ({where})", ""]
