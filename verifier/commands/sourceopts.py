@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from verifier.execute.registry import CHOICES
+from verifier.sources.registry import looks
 
 if TYPE_CHECKING:
     from verifier.sources.safety import Limits
@@ -20,8 +21,7 @@ SourceArg = Annotated[
     Path,
     typer.Argument(
         metavar="SOURCE",
-        help="What to verify: a folder, a .zip, a .tar/.tar.gz/.tgz/.tar.xz, REPO@REV (a git "
-        "commit, read from git's objects) or a BagIt bag in any of these. Default: '.'.",
+        help=f"What to verify: {looks()}. Default: '.'.",
     ),
 ]
 GitOpt = Annotated[

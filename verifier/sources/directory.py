@@ -22,7 +22,7 @@ from verifier.sources.capabilities import (
     WalkErrors,
     WorkerReads,
 )
-from verifier.sources.interface import Kind, Opener, Source, SourceError, Stream, missing
+from verifier.sources.interface import By, Kind, Opener, Source, SourceError, Stream, missing
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
 # checked by kind()), never blocking on a FIFO or a device (the open returns at once, and a
@@ -522,4 +522,9 @@ class DirectoryOpener(Opener):
         return read_if_small(self._full(name), limit)
 
 
-__all__ = ["DirectorySource", "SourceError"]
+def probe(location: str, rev: str | None, by: By, limits: object) -> Source | None:
+    """The registry's probe (:mod:`verifier.sources.registry`): every folder is read as one."""
+    return DirectorySource(location) if by is By.FOLDER else None
+
+
+__all__ = ["DirectorySource", "SourceError", "probe"]

@@ -33,7 +33,7 @@ from verifier.sources.gitrun import (
     start_batch,
 )
 from verifier.sources.indexed import IndexedSource
-from verifier.sources.interface import Opener, SourceError, Stream, missing
+from verifier.sources.interface import By, Opener, SourceError, Stream, missing
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint
@@ -331,3 +331,12 @@ def split_location(location: str) -> tuple[str, str] | None:
             return repo, rev
         at = location.find("@", at + 1)
     return None
+
+
+def probe(location: str, rev: str | None, by: By, limits: Limits) -> GitSource | None:
+    """The registry's probe (:mod:`verifier.sources.registry`): the location with ``--rev``
+    given, and ``REPO@REV`` where the part before an ``@`` is a folder."""
+    if by is By.REV and rev is not None:
+        return GitSource(location, rev, limits)
+    split = split_location(location) if by is By.SPELLING else None
+    return None if split is None else GitSource(split[0], split[1], limits)

@@ -22,7 +22,7 @@ import abc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from io import BufferedIOBase, RawIOBase
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
@@ -62,11 +62,18 @@ class SourceError(Exception):
     """The source as a whole cannot be read (the run cannot go on)."""
 
 
-#: What a location can be, for a message about one that is none of them.
-READS = (
-    "a folder, a .zip file, a tarball (.tar, .tar.gz/.tgz, .tar.xz, .tar.bz2) or REPO@REV "
-    "of a git repository"
-)
+class By(IntEnum):
+    """What a location is recognised by, in the order the steps are taken (one per kind of
+    location: ``--rev`` given, a folder, a file, neither). At each step the source kinds that
+    say they are recognised that way are asked in the registry's order
+    (:data:`verifier.sources.registry.SOURCES`); the first that answers opens the source."""
+
+    REV = 1  # --rev given: the location is a repository, nothing else is looked at
+    FOLDER = 2  # a folder
+    NAME = 3  # a file, by its name alone (it may not be readable)
+    HEAD = 4  # a readable file, by its name or its first bytes
+    BYTES = 5  # a readable file, by marks anywhere in it (a zip's end record in its tail)
+    SPELLING = 6  # neither a folder nor a file, by how it is written (REPO@REV)
 
 
 def missing(location: str) -> str:
@@ -75,7 +82,9 @@ def missing(location: str) -> str:
     if os.path.islink(location):
         return f"{location} is a link to a file or folder that does not exist"
     if os.path.lexists(location):
-        return f"{location} is neither a folder nor a file: give {READS}"
+        from verifier.sources.registry import reads
+
+        return f"{location} is neither a folder nor a file: give {reads()}"
     if "@" in location.lstrip("@"):
         return f"{location} does not exist, nor is the part before its @ a folder (REPO@REV)"
     return f"{location} does not exist"

@@ -23,7 +23,7 @@ from typing import IO, Any
 from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.compressed import CompressedDamage, Decompressed, TrailingData
 from verifier.sources.indexed import GuardedStream, IndexedSource, OnePass, file_stamp
-from verifier.sources.interface import C, Opener, SourceError, Stream
+from verifier.sources.interface import By, C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 from verifier.sources.tarformat import (
     Charge,
@@ -325,3 +325,9 @@ class TarOpener(Opener):
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def probe(location: str, rev: str | None, by: By, limits: Limits) -> TarSource | None:
+    """The registry's probe (:mod:`verifier.sources.registry`): a readable file named as a
+    tarball, or whose first bytes are a compressed stream's or a tar header's."""
+    return TarSource(location, limits) if by is By.HEAD and looks_like_tar(location) else None

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.indexed import GuardedStream, IndexedSource, file_stamp, handle_sha256
-from verifier.sources.interface import C, Opener, SourceError, Stream
+from verifier.sources.interface import By, C, Opener, SourceError, Stream
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 _ERRORS: tuple[type[BaseException], ...] = (
@@ -297,3 +297,13 @@ def is_zip(path: str) -> bool:
             return has_zip_signature(handle)
     except OSError:
         return False
+
+
+def probe(location: str, rev: str | None, by: By, limits: Limits) -> ZipSource | None:
+    """The registry's probe (:mod:`verifier.sources.registry`): a file named ``.zip``, and a
+    readable file with a zip's signature (at its start or an end record in its tail)."""
+    if by is By.NAME:
+        found = location.lower().endswith(".zip")
+    else:
+        found = by is By.BYTES and is_zip(location)
+    return ZipSource(location, limits) if found else None
