@@ -11,10 +11,11 @@ module table already holds what was imported.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Generic, Protocol, TypeVar, cast
+from types import MappingProxyType, ModuleType
+from typing import Generic, Protocol, TypeVar, cast, overload
 
 T = TypeVar("T")
 
@@ -38,12 +39,21 @@ class Plugin:
 
 
 E = TypeVar("E", bound=Entry)
+D = TypeVar("D")
+
+
+def _module(name: str) -> ModuleType:
+    """The module ``name``, imported if it is not yet (or is still being, in another thread)."""
+    module = sys.modules.get(name)
+    if module is None or getattr(module.__spec__, "_initializing", False):
+        module = importlib.import_module(name)
+    return module
 
 
 class Registry(Mapping[str, T], Generic[T]):
     """A family's members, name -> member (imported on first use); read-only."""
 
-    __slots__ = ("_entries", "family")
+    __slots__ = ("_entries", "_where", "family")
 
     def __init__(self, family: str, *entries: Entry) -> None:
         self.family = family
@@ -51,10 +61,25 @@ class Registry(Mapping[str, T], Generic[T]):
         if len(table) != len(entries):
             raise ValueError(f"{family}: a name is registered twice")
         self._entries: Mapping[str, Entry] = MappingProxyType(table)
+        where = {e.name: e.where.partition(":")[::2] for e in entries}
+        self._where: Mapping[str, tuple[str, str]] = MappingProxyType(where)
 
     def __getitem__(self, name: str) -> T:
-        module, _, attribute = self._entries[name].where.partition(":")
-        return cast(T, getattr(importlib.import_module(module), attribute))
+        module, attribute = self._where[name]
+        return cast(T, getattr(_module(module), attribute))
+
+    def __contains__(self, name: object) -> bool:  # without importing the member
+        return name in self._entries
+
+    @overload
+    def get(self, name: str, /) -> T | None: ...
+    @overload
+    def get(self, name: str, /, default: T | D) -> T | D: ...
+    def get(self, name: str, /, default: object = None) -> object:
+        """The member called ``name``, or ``default``: looked up once per assertion in a large
+        spec, so without the exception :class:`Mapping`'s ``get`` goes through."""
+        where = self._where.get(name)
+        return default if where is None else getattr(_module(where[0]), where[1])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)

@@ -1,13 +1,8 @@
-"""Assertion kinds: a plug-in family. The registry feeds the consistency stage and the docs."""
+"""Assertion kinds: a plug-in family, one module per kind, one registry line each. The registry
+feeds the consistency stage, the plan, coverage and the docs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-
-from verifier.assertions.acceptance import AcceptanceSeparation
-from verifier.assertions.count import Count
-from verifier.assertions.equals import Equals, InSet
 from verifier.assertions.interface import (
     VACUOUS,
     AssertionKind,
@@ -16,26 +11,20 @@ from verifier.assertions.interface import (
     Outcome,
     SpecError,
 )
-from verifier.assertions.interrupted import InterruptedToolResult
-from verifier.assertions.order import Order
-from verifier.assertions.same_value import SameValue
-from verifier.assertions.unchanged import Unchanged
+from verifier.registry import Plugin, Registry
 
-#: the registry: name -> kind (read-only; a test that adds a kind replaces it whole)
-KINDS: Mapping[str, AssertionKind] = MappingProxyType(
-    {
-        kind.name: kind
-        for kind in (
-            Equals(),
-            InSet(),
-            SameValue(),
-            Count(),
-            Unchanged(),
-            Order(),
-            InterruptedToolResult(),
-            AcceptanceSeparation(),
-        )
-    }
+#: the registry: name -> kind, each imported when first used (read-only; a test that adds a
+#: kind replaces it whole)
+KINDS: Registry[AssertionKind] = Registry(
+    "assertion kind",
+    Plugin("equals", "verifier.assertions.equals:EQUALS"),
+    Plugin("in-set", "verifier.assertions.equals:IN_SET"),
+    Plugin("same-value", "verifier.assertions.same_value:SAME_VALUE"),
+    Plugin("count", "verifier.assertions.count:COUNT"),
+    Plugin("unchanged", "verifier.assertions.unchanged:UNCHANGED"),
+    Plugin("order", "verifier.assertions.order:ORDER"),
+    Plugin("interrupted-tool-result", "verifier.assertions.interrupted:INTERRUPTED_TOOL_RESULT"),
+    Plugin("acceptance-separation", "verifier.assertions.acceptance:ACCEPTANCE_SEPARATION"),
 )
 
 

@@ -88,3 +88,7 @@ class AcceptanceSeparation(AssertionKind):
             f"original acceptance {show(acc_result)} kept; later readback {show(rb_result)} "
             "(not preregistered) reported separately"
         )
+
+
+#: the registry member (verifier.assertions.KINDS)
+ACCEPTANCE_SEPARATION = AcceptanceSeparation()

@@ -177,3 +177,7 @@ def _one(spec: dict[str, Any], length: Any) -> Quick | None:
     if not bounds or any(type(v) is not int for _, v in bounds):
         return None
     return _counted(length(*found), bounds, Read(*found))
+
+
+#: the registry member (verifier.assertions.KINDS)
+COUNT = Count()

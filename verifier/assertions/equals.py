@@ -73,3 +73,8 @@ class InSet(AssertionKind):
         if any(json_equal(actual, v) for v in values):
             return Outcome.passed(f"is {show(actual)}")
         return Outcome.failed(f"is {show(actual)}, expected one of {show(values)}")
+
+
+#: the registry members (verifier.assertions.KINDS)
+EQUALS = Equals()
+IN_SET = InSet()

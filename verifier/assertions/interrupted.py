@@ -97,3 +97,7 @@ class InterruptedToolResult(AssertionKind):
         if problems:
             return Outcome.failed("; ".join(problems))
         return Outcome.passed("; ".join(details))
+
+
+#: the registry member (verifier.assertions.KINDS)
+INTERRUPTED_TOOL_RESULT = InterruptedToolResult()

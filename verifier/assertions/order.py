@@ -53,3 +53,7 @@ class Order(AssertionKind):
                 "every selector names the same time: it was compared with itself"
             )
         return Outcome.passed(" < ".join(str(v) for v in raw))
+
+
+#: the registry member (verifier.assertions.KINDS)
+ORDER = Order()

@@ -87,3 +87,7 @@ def _one(spec: dict[str, Any], get: Any) -> Quick | None:
         reads = tuple(dict.fromkeys(Read(*p) for p in places))  # type: ignore[misc]
         return (f"all {len(values)} values are {show(first)}", reads)
     return None
+
+
+#: the registry member (verifier.assertions.KINDS)
+SAME_VALUE = SameValue()

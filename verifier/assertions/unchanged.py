@@ -165,3 +165,7 @@ def _one(spec: dict[str, Any], get: Any) -> Quick | None:
         message = f"{len(keys)} value(s) unchanged: {shown}"
         return (message, (Read(*first), Read(*second)))
     return None
+
+
+#: the registry member (verifier.assertions.KINDS)
+UNCHANGED = Unchanged()

@@ -4,26 +4,23 @@ only when chosen (Dask is an optional extra: ``pip install "verify-evidence[dask
 
 from __future__ import annotations
 
-import importlib
 import os
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Callable
 
 from verifier.execute.interface import Executor
+from verifier.registry import Plugin, Registry
 
-#: name -> "module:Class"
-EXECUTORS: Mapping[str, str] = MappingProxyType(
-    {
-        "inline": "verifier.execute.inline:InlineExecutor",
-        "processes": "verifier.execute.processes:ProcessExecutor",
-        "threads": "verifier.execute.threads:ThreadExecutor",
-        "dask": "verifier.execute.dask:DaskExecutor",
-    }
+#: name -> the executor's class, called as ``factory(workers=, scheduler=)``
+EXECUTORS: Registry[Callable[..., Executor]] = Registry(
+    "executor",
+    Plugin("inline", "verifier.execute.inline:InlineExecutor"),
+    Plugin("processes", "verifier.execute.processes:ProcessExecutor"),
+    Plugin("threads", "verifier.execute.threads:ThreadExecutor"),
+    Plugin("dask", "verifier.execute.dask:DaskExecutor"),
 )
 
-
 #: what ``--executor`` takes: ``auto`` and every registered name
-CHOICES: tuple[str, ...] = ("auto", *EXECUTORS)
+CHOICES: tuple[str, ...] = EXECUTORS.choices("auto")
 
 MIN_ITEMS = 2000  # below this many tasks, or
 MIN_WEIGHT = 64 << 20  # this many bytes, one process is faster than starting workers
@@ -71,7 +68,4 @@ def resolve(
 def create(name: str, workers: int = 1, scheduler: str | None = None) -> Executor:
     """A new executor by registry name. Raises ``KeyError`` for an unknown name and
     :class:`verifier.execute.interface.ExecutorError` if it cannot start (Dask missing)."""
-    module, _, cls = EXECUTORS[name].partition(":")
-    factory = getattr(importlib.import_module(module), cls)
-    executor: Executor = factory(workers=workers, scheduler=scheduler)
-    return executor
+    return EXECUTORS[name](workers=workers, scheduler=scheduler)
