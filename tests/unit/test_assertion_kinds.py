@@ -200,6 +200,8 @@ def test_every_kind_is_registered_under_its_name() -> None:
         "acceptance-separation",
     }
     assert all(name == kind.name for name, kind in KINDS.items())
+    # every member has an example the parametrized tests above evaluate
+    assert {spec["kind"] for spec in PASSING} == set(KINDS)
 
 
 def test_glob_matching() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from verifier.registry import Registry
 from verifier.sources.interface import By, Source
@@ -39,7 +39,10 @@ class SourceKind:
     reads: str = ""
 
 
-class Kinds(Registry[Callable[..., object]]):
+M = TypeVar("M")
+
+
+class Kinds(Registry[M], Generic[M]):
     """A family of source kinds, name -> probe or layout class (imported on first use)."""
 
     __slots__ = ()
@@ -52,11 +55,8 @@ class Kinds(Registry[Callable[..., object]]):
         """The kinds recognised by ``by``, in the order they are asked."""
         return [name for name in self if by in self.kind(name).by]
 
-    def probe(self, name: str) -> Probe:
-        return cast(Probe, self[name])
 
-
-SOURCES = Kinds(
+SOURCES: Kinds[Probe] = Kinds(
     "source",
     SourceKind(
         "directory", "verifier.sources.directory:probe", (By.FOLDER,), "a folder", "a folder"
@@ -79,7 +79,7 @@ SOURCES = Kinds(
 )
 
 #: layouts read over any container kind (a location is never recognised as one)
-LAYOUTS = Kinds(
+LAYOUTS: Kinds[Callable[[Source], Source]] = Kinds(
     "layout",
     SourceKind("bag", "verifier.sources.bagit:BagSource", (), "a BagIt bag in any of these"),
 )
@@ -128,7 +128,7 @@ def recognise(location: str, rev: str | None, limits: Limits) -> Source:
             except OSError as exc:
                 raise SourceError(f"cannot read {location}: {exc.strerror or exc}") from None
         for name in SOURCES.asked(by):
-            source = SOURCES.probe(name)(location, rev, by, limits)
+            source = SOURCES[name](location, rev, by, limits)
             if source is not None:
                 return source
     if By.HEAD in taken:
