@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
 from typing import Generic, Protocol, TypeVar, cast, overload
@@ -97,8 +97,13 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def listing(self) -> str:
         """The names for a help text: ``text, json or markdown``."""
-        names = list(self._entries)
-        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        return said(self._entries)
 
 
-__all__ = ["Entry", "Plugin", "Registry"]
+def said(words: Iterable[str]) -> str:
+    """Words in a sentence: ``a``, ``a or b``, ``a, b or c``."""
+    items = list(words)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+__all__ = ["Entry", "Plugin", "Registry", "said"]

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from verifier.authenticity.registry import help_text as signature_help
+
 if TYPE_CHECKING:
     from verifier.authenticity.interface import Trust
 
@@ -18,9 +20,7 @@ SignatureOpt = Annotated[
     Path | None,
     typer.Option(
         "--signature",
-        help="The signature over the manifest (SSH, minisign or OpenPGP; recognised by its "
-        "content). Default: the manifest's name with .sig, .minisig, .asc, .gpg or .sign "
-        "beside it.",
+        help=signature_help(),
     ),
 ]
 RequireSignatureOpt = Annotated[

@@ -12,11 +12,11 @@ them in and the JSON Schemas' enums hold (a test compares them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-from verifier.registry import Registry
+from verifier.registry import Registry, said
 from verifier.sources.interface import By, Source
 
 if TYPE_CHECKING:
@@ -83,12 +83,6 @@ LAYOUTS: Kinds[Callable[[Source], Source]] = Kinds(
     "layout",
     SourceKind("bag", "verifier.sources.bagit:BagSource", (), "a BagIt bag in any of these"),
 )
-
-
-def said(words: Iterable[str]) -> str:
-    """``a, b or c``."""
-    items = list(words)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def reads() -> str:
