@@ -22,7 +22,8 @@ from verifier.sources.capabilities import (
     WalkErrors,
     WorkerReads,
 )
-from verifier.sources.interface import By, Kind, Opener, Source, SourceError, Stream, missing
+from verifier.sources.interface import By, Kind, Opener, Source, SourceError, Stream
+from verifier.sources.registry import missing
 
 # Every open of a file: no link followed at the last segment (the folders on the way are
 # checked by kind()), never blocking on a FIFO or a device (the open returns at once, and a

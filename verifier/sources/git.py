@@ -33,7 +33,8 @@ from verifier.sources.gitrun import (
     start_batch,
 )
 from verifier.sources.indexed import IndexedSource
-from verifier.sources.interface import By, Opener, SourceError, Stream, missing
+from verifier.sources.interface import By, Opener, SourceError, Stream
+from verifier.sources.registry import missing
 from verifier.sources.safety import EntryType, IndexBuilder, Limits
 
 MAX_HISTORY = 64  # commits looked at per path for a stale-manifest hint

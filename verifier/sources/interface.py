@@ -19,7 +19,6 @@ forward it.
 from __future__ import annotations
 
 import abc
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
@@ -74,20 +73,6 @@ class By(IntEnum):
     HEAD = 4  # a readable file, by its name or its first bytes
     BYTES = 5  # a readable file, by marks anywhere in it (a zip's end record in its tail)
     SPELLING = 6  # neither a folder nor a file, by how it is written (REPO@REV)
-
-
-def missing(location: str) -> str:
-    """Why a location that is neither a folder nor a file cannot be read: it does not exist,
-    it is a link to nothing, or it is something else (a device, a pipe)."""
-    if os.path.islink(location):
-        return f"{location} is a link to a file or folder that does not exist"
-    if os.path.lexists(location):
-        from verifier.sources.registry import reads
-
-        return f"{location} is neither a folder nor a file: give {reads()}"
-    if "@" in location.lstrip("@"):
-        return f"{location} does not exist, nor is the part before its @ a folder (REPO@REV)"
-    return f"{location} does not exist"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ them in and the JSON Schemas' enums hold (a test compares them).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
@@ -90,6 +91,18 @@ def reads() -> str:
     return said(SOURCES.kind(name).reads for name in SOURCES)
 
 
+def missing(location: str) -> str:
+    """Why a location that is neither a folder nor a file cannot be read: it does not exist,
+    it is a link to nothing, or it is something else (a device, a pipe)."""
+    if os.path.islink(location):
+        return f"{location} is a link to a file or folder that does not exist"
+    if os.path.lexists(location):
+        return f"{location} is neither a folder nor a file: give {reads()}"
+    if "@" in location.lstrip("@"):
+        return f"{location} does not exist, nor is the part before its @ a folder (REPO@REV)"
+    return f"{location} does not exist"
+
+
 def looks() -> str:
     """What a location can be, for ``--help``: every container kind, then every layout."""
     return said(k.kind(name).looks for k in (SOURCES, LAYOUTS) for name in k)
@@ -97,8 +110,6 @@ def looks() -> str:
 
 def steps(location: str, rev: str | None) -> tuple[By, ...]:
     """The steps a location is probed by (one kind of location each)."""
-    import os
-
     if rev is not None:
         return (By.REV,)
     if os.path.isdir(location):
@@ -111,7 +122,7 @@ def steps(location: str, rev: str | None) -> tuple[By, ...]:
 def recognise(location: str, rev: str | None, limits: Limits) -> Source:
     """The container at ``location``: the first kind that answers, step by step. Raises
     :class:`~verifier.sources.interface.SourceError` when none does."""
-    from verifier.sources.interface import SourceError, missing
+    from verifier.sources.interface import SourceError
 
     taken = steps(location, rev)
     for by in taken:
