@@ -74,7 +74,11 @@ def differs(listed: Iterable[Any], members: Iterable[Any]) -> str | None:
     return f"lists {listed}, the registry {members} (extra {extra}, lacking {lacking})"
 
 
-@pytest.mark.parametrize(("path", "listed", "members"), LISTS, ids=lambda x: str(x)[:40])
+@pytest.mark.parametrize(
+    ("path", "listed", "members"),
+    LISTS,
+    ids=["assertion-kinds", "signature-formats", "shapes", "source-kinds", "containers"],
+)
 def test_each_schema_lists_its_registrys_members(
     path: str, listed: Callable[[Any], list[Any]], members: Callable[[], list[Any]]
 ) -> None:
