@@ -1,5 +1,6 @@
 """The registry every plug-in family builds its own from: output formats (per report family),
-transcript shapes, executors.
+transcript shapes and containers, signature formats, executors, assertion kinds and source
+kinds.
 
 A :class:`Registry` is a read-only mapping from a member's name to the member, in the order
 the CLI lists them. Each entry says where its member lives (``"module:attribute"``) and the
