@@ -86,6 +86,31 @@ def test_each_schema_lists_its_registrys_members(
     assert differs(listed(schema), members()) is None
 
 
+def test_the_views_page_lists_every_format_of_each_family() -> None:
+    """docs/views.md's table names each report family's registry and its formats in order."""
+    from verifier.views.check import CHECK
+    from verifier.views.coverage import COVERAGE
+    from verifier.views.table import TABLE
+    from verifier.views.transcript import TRANSCRIPT
+
+    page = (ROOT / "docs/views.md").read_text(encoding="utf-8")
+    rows = {
+        cells[2].strip("`"): [f.strip() for f in cells[3].split(",")]
+        for line in page.splitlines()
+        if line.startswith("| `views/")
+        for cells in [[c.strip() for c in line.strip("|").split("|")]]
+    }
+    families: dict[str, Iterable[str]] = {
+        "CHECK": CHECK,
+        "TABLE": TABLE,
+        "TRANSCRIPT": TRANSCRIPT,
+        "COVERAGE": COVERAGE,
+    }
+    assert set(rows) == set(families)
+    for name, registry in families.items():
+        assert differs(rows[name], registry) is None, name
+
+
 def test_a_member_the_schema_does_not_list_fails() -> None:
     """The comparison above can fail: a registry with one member more than the schema."""
     schema = json.loads((ROOT / "schemas/assertion-spec.schema.json").read_text("utf-8"))
