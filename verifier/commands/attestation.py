@@ -10,6 +10,7 @@ import typer
 
 from verifier.commands import EXIT_FINDINGS, EXIT_OK
 from verifier.commands.signopts import AllowedSignersOpt, IdentityOpt, VerifyTimeOpt
+from verifier.sources.registry import looks
 
 PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
 
@@ -24,10 +25,10 @@ SourceOpt = Annotated[
     Path | None,
     typer.Option(
         "--source",
-        help="The archive the statement is about (a folder, zip, tarball, REPO@REV or bag): "
-        "it is checked, and the statement's subjects must be its own: the manifest by its "
-        "name and digest, the zip, tarball or commit by its digest, and its files those "
-        "its manifest lists (exit 1 if not).",
+        help=f"The archive the statement is about ({looks()}): it is checked, and the "
+        "statement's subjects must be its own: the manifest by its name and digest, the "
+        "zip, tarball or commit by its digest, and its files those its manifest lists "
+        "(exit 1 if not).",
     ),
 ]
 

@@ -68,9 +68,8 @@ LeafOpt = Annotated[
 
 app = typer.Typer(
     name="transcript",
-    help="Check or repair tool-call histories (OpenAI Chat and Responses, Anthropic, Gemini, "
-    "pydantic-ai, Pi; and harness containers: Pi and Claude Code sessions, SWE-agent, "
-    "OpenHands, ATIF, Inspect logs): every call gets exactly one result inside its answer "
+    help=f"Check or repair tool-call histories (message shapes: {SHAPE_NAMES}; harness "
+    f"containers: {CONTAINER_NAMES}): every call gets exactly one result inside its answer "
     "window.",
     invoke_without_command=True,
     rich_markup_mode=None,
