@@ -72,6 +72,8 @@ class DaskExecutor(Executor):
             raise ExecutorError(f"{INSTALL} ({exc})") from None
         self.workers = max(1, workers)
         self.scheduler = scheduler
+        # a cluster at an address may be on other machines: the files' bytes travel
+        self.remote = scheduler is not None
         self.served: dict[str, int] = {}  # host:pid -> batches
         self._cluster: Any = None
         self._client: Any = None

@@ -36,6 +36,9 @@ class Executor(abc.ABC):
 
     #: the registry name (``inline``, ``processes``, ``dask``)
     name: str = "executor"
+    #: whether its workers may be on other machines, where this machine's files are not to
+    #: be opened: the inspect step then sends each file's bytes with its task
+    remote: bool = False
 
     @abc.abstractmethod
     def map(

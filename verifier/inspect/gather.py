@@ -18,6 +18,7 @@ from verifier.execute import create
 from verifier.execute.inline import InlineExecutor
 from verifier.execute.interface import BATCH_ITEMS
 from verifier.inspect import inspect as inspecting
+from verifier.inspect.carried import Carried, CarriedOpener, carry
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
 from verifier.inspect.record import held_form
@@ -233,17 +234,25 @@ def inspect_all(
         if not here:
             facts.executors.append({"executor": "serial", "workers": 1, "onePass": True})
         return
-    opener = reads.opener()
     name = executor_name(options, tasks)
     executor = (
         InlineExecutor()
         if name == "inline"
         else create(name, options.worker_count(total), options.scheduler)
     )
-    context = InspectContext(LiveOpener(source) if name == "inline" else opener, bundle)
+    live = InspectContext(LiveOpener(source), bundle)
+    # workers that may not see this machine's files get each file's bytes with its task,
+    # read here from this source (verifier.inspect.carried); the others open the files
+    if name == "inline":
+        context = live
+    elif executor.remote:
+        context = InspectContext(CarriedOpener(), bundle)
+    else:
+        context = InspectContext(reads.opener(), bundle)
     # what the workers' openers verified (a git blob's id) is judged by the source here; the
-    # live source checks its own reads as they pass
-    judge = source.capability(ReadChecks) if name != "inline" else None
+    # live source checks its own reads as they pass (bytes carried from here included)
+    reads_here = name == "inline" or executor.remote
+    judge = None if reads_here else source.capability(ReadChecks)
     done = 0
 
     def advance(count: int) -> None:
@@ -252,17 +261,28 @@ def inspect_all(
         if progress is not None:  # (a streamed walk's count is the listed files': may grow)
             progress("integrity", done, max(total, done))
 
-    taken: deque[FileTask] = deque()  # sent, facts not back yet (the executor's window)
-    feed = _Kept(tasks, taken, total)
+    # sent, facts not back yet (the executor's window), each with whether it is read here
+    taken: deque[tuple[FileTask, bool]] = deque()
+
+    def read_here(task: FileTask) -> Carried:
+        return carry(source, task.name, task.size)
+
+    feed = _Kept(tasks, taken, total, read_here if executor.remote else None)
     with executor:
         results: Iterator[FileFacts] = executor.map(
-            inspecting.inspect_batch, context, feed, weight=weight, progress=advance
+            inspecting.inspect_batch,
+            context,
+            feed,
+            weight=_carried_weight if executor.remote else weight,
+            progress=advance,
         )
         try:
             for found in results:
                 if not taken:
                     raise ValueError("an executor returned more results than tasks")
-                task = taken.popleft()
+                task, here = taken.popleft()
+                if here:  # too large to carry: read here, its worker's facts dropped
+                    found = inspecting.inspect(live, task)
                 facts.add(task, found)
                 if found.checks and judge is None:
                     raise RuntimeError(f"{source.name} cannot judge its opener's checks")
@@ -281,25 +301,45 @@ def inspect_all(
         facts.pids.add(os.getpid())
 
 
+def _carried_weight(task: FileTask) -> int:
+    """A carried task's weight: the bytes it carries (the plan's size may be unknown, 0)."""
+    where = task.where
+    if isinstance(where, Carried) and where.data is not None:
+        return len(where.data) + 4096
+    return 4096
+
+
 class _Kept:
     """``tasks`` as the executor takes them, each kept in ``taken`` (results come back in
     task order: the oldest one taken is the next result's); ``len()`` is how many there
-    are in all, known before they are made."""
+    are in all, known before they are made. ``carry``: each task is handed on with its
+    bytes, read here, as its opener spec (:mod:`verifier.inspect.carried`)."""
 
-    __slots__ = ("_count", "_taken", "_tasks")
+    __slots__ = ("_carry", "_count", "_taken", "_tasks")
 
-    def __init__(self, tasks: Iterable[FileTask], taken: deque[FileTask], count: int) -> None:
+    def __init__(
+        self,
+        tasks: Iterable[FileTask],
+        taken: deque[tuple[FileTask, bool]],
+        count: int,
+        carry: Callable[[FileTask], Carried] | None = None,
+    ) -> None:
         self._tasks = iter(tasks)
         self._taken = taken
         self._count = count
+        self._carry = carry
 
     def __iter__(self) -> Iterator[FileTask]:
         return self
 
     def __next__(self) -> FileTask:
         task = next(self._tasks)
-        self._taken.append(task)
-        return task
+        if self._carry is None:
+            self._taken.append((task, False))
+            return task
+        carried = self._carry(task)
+        self._taken.append((task, carried.here))
+        return task._replace(where=carried)
 
     def __len__(self) -> int:
         return self._count
