@@ -23,6 +23,7 @@ from verifier.execute.inline import InlineExecutor
 from verifier.execute.interface import BatchFn, batches
 from verifier.inspect.carried import INSPECTED_HERE, Carried, CarriedOpener, carry
 from verifier.pipeline import Options, run
+from verifier.plan.task import FileTask
 from verifier.sources.directory import DirectorySource
 from verifier.views.check import CHECK as FORMATS
 
@@ -86,6 +87,27 @@ def test_a_remote_executor_gets_every_file_s_bytes_and_the_same_report(
     assert {"manifest.mismatch", "manifest.unlisted"} <= codes
 
 
+def test_a_git_commit_s_blobs_are_confirmed_as_they_are_carried(
+    tmp_path: Path, remote: list[Remote], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit's blobs are read here by the source's opener, which recomputes each blob's
+    id; the source judges those ids as it judges a worker's: the same report, blobs
+    confirmed included, whether a file is carried or (over CARRY_MAX) read here."""
+    from tests.archives import git_repo
+
+    root = _damaged(tmp_path)
+    git_repo(root)
+    commit = f"{root}@HEAD"
+    here = FORMATS["json"](run(commit, Options(executor="inline")).report)
+    assert json.loads(here)["source"]["blobsConfirmed"] > 0
+    there = FORMATS["json"](run(commit, Options(executor="processes", workers=2)).report)
+    assert there == here
+    monkeypatch.setattr(carried, "CARRY_MAX", 300)
+    there = FORMATS["json"](run(commit, Options(executor="processes", workers=2)).report)
+    assert there == here
+    assert any(w.here for w in remote[-1].sent)
+
+
 def test_a_file_too_large_to_carry_is_inspected_here(
     tmp_path: Path, remote: list[Remote], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,12 +125,18 @@ def test_a_file_too_large_to_carry_is_inspected_here(
 
 def test_carry_reads_the_bytes_or_the_error(tmp_path: Path) -> None:
     root = copy_bundled(tmp_path / "a")
-    source = DirectorySource(root)
+    opener = DirectorySource(root).opener()
     data = (root / "manifest.sha256").read_bytes()
-    assert carry(source, "manifest.sha256", 0) == Carried(data)
-    assert carry(source, "manifest.sha256", carried.CARRY_MAX + 1) == Carried(None, None, True)
-    gone = carry(source, "no-such-file", 10)
-    assert gone.data is None and gone.error and not gone.here
+
+    def task(name: str, size: int) -> FileTask:
+        return FileTask(name, name, size, "other", None, None, False, ())
+
+    for size in (0, len(data)):  # (0: unknown)
+        assert carry(opener, task("manifest.sha256", size)) == (Carried(data), ())
+    too_large = task("manifest.sha256", carried.CARRY_MAX + 1)
+    assert carry(opener, too_large) == (Carried(None, None, True), ())
+    gone, checks = carry(opener, task("no-such-file", 10))
+    assert gone.data is None and gone.error and not gone.here and checks == ()
 
 
 def test_the_carried_opener_serves_the_bytes_and_never_the_disk() -> None:

@@ -240,19 +240,19 @@ def inspect_all(
         if name == "inline"
         else create(name, options.worker_count(total), options.scheduler)
     )
-    live = InspectContext(LiveOpener(source), bundle)
+    opener = reads.opener()
     # workers that may not see this machine's files get each file's bytes with its task,
-    # read here from this source (verifier.inspect.carried); the others open the files
+    # read here with the source's opener (verifier.inspect.carried); the others open them
     if name == "inline":
-        context = live
+        context = InspectContext(LiveOpener(source), bundle)
     elif executor.remote:
         context = InspectContext(CarriedOpener(), bundle)
     else:
-        context = InspectContext(reads.opener(), bundle)
+        context = InspectContext(opener, bundle)
+    in_main = InspectContext(opener, bundle)  # (a file too large to carry: read here)
     # what the workers' openers verified (a git blob's id) is judged by the source here; the
-    # live source checks its own reads as they pass (bytes carried from here included)
-    reads_here = name == "inline" or executor.remote
-    judge = None if reads_here else source.capability(ReadChecks)
+    # live source checks its own reads as they pass
+    judge = source.capability(ReadChecks) if name != "inline" else None
     done = 0
 
     def advance(count: int) -> None:
@@ -261,11 +261,12 @@ def inspect_all(
         if progress is not None:  # (a streamed walk's count is the listed files': may grow)
             progress("integrity", done, max(total, done))
 
-    # sent, facts not back yet (the executor's window), each with whether it is read here
-    taken: deque[tuple[FileTask, bool]] = deque()
+    # sent, facts not back yet (the executor's window), each with what its carrying found:
+    # whether it is to be read here, what the opener verified of its bytes
+    taken: deque[tuple[FileTask, bool, Checks]] = deque()
 
-    def read_here(task: FileTask) -> Carried:
-        return carry(source, task.name, task.size)
+    def read_here(task: FileTask) -> tuple[Carried, Checks]:
+        return carry(opener, task)
 
     feed = _Kept(tasks, taken, total, read_here if executor.remote else None)
     with executor:
@@ -280,9 +281,11 @@ def inspect_all(
             for found in results:
                 if not taken:
                     raise ValueError("an executor returned more results than tasks")
-                task, here = taken.popleft()
-                if here:  # too large to carry: read here, its worker's facts dropped
-                    found = inspecting.inspect(live, task)
+                task, at_home, checks = taken.popleft()
+                if at_home:  # too large to carry: read here, its worker's facts dropped
+                    found = inspecting.inspect(in_main, task)
+                elif checks:  # verified as it was read here, for a worker
+                    found = found._replace(checks=checks)
                 facts.add(task, found)
                 if found.checks and judge is None:
                     raise RuntimeError(f"{source.name} cannot judge its opener's checks")
@@ -290,8 +293,10 @@ def inspect_all(
                     judge.take_checks(task.name, found.checks)
             if taken or next(feed, None) is not None:
                 raise ValueError("an executor returned fewer results than tasks")
-        finally:
-            context.opener.close()  # what it opened in this process (a zip's handle)
+        finally:  # what they opened in this process (a zip's handle, a git process)
+            if context.opener is not opener:
+                context.opener.close()
+            opener.close()
     described = executor.describe()
     facts.executors.append(described)
     served = getattr(executor, "served", None)
@@ -299,6 +304,10 @@ def inspect_all(
         facts.pids.update(served)
     else:
         facts.pids.add(os.getpid())
+
+
+#: what an opener verified of a file's bytes (``Opener.checked``)
+Checks = tuple[tuple[str, str], ...]
 
 
 def _carried_weight(task: FileTask) -> int:
@@ -320,9 +329,9 @@ class _Kept:
     def __init__(
         self,
         tasks: Iterable[FileTask],
-        taken: deque[tuple[FileTask, bool]],
+        taken: deque[tuple[FileTask, bool, Checks]],
         count: int,
-        carry: Callable[[FileTask], Carried] | None = None,
+        carry: Callable[[FileTask], tuple[Carried, Checks]] | None = None,
     ) -> None:
         self._tasks = iter(tasks)
         self._taken = taken
@@ -335,10 +344,10 @@ class _Kept:
     def __next__(self) -> FileTask:
         task = next(self._tasks)
         if self._carry is None:
-            self._taken.append((task, False))
+            self._taken.append((task, False, ()))
             return task
-        carried = self._carry(task)
-        self._taken.append((task, carried.here))
+        carried, checks = self._carry(task)
+        self._taken.append((task, carried.here, checks))
         return task._replace(where=carried)
 
     def __len__(self) -> int:
