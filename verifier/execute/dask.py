@@ -139,6 +139,10 @@ class DaskExecutor(Executor):
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
+                        # (its HTTP server, health routes only, is started even so: on
+                        # 8787 of every interface, with a warning on stderr when another
+                        # cluster holds that port; here a free port of the loopback)
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                         silence_logs=logging.CRITICAL,
                         local_directory=self._scratch,
                     )

@@ -234,13 +234,13 @@ def inspect_all(
         if not here:
             facts.executors.append({"executor": "serial", "workers": 1, "onePass": True})
         return
+    opener = reads.opener()
     name = executor_name(options, tasks)
     executor = (
         InlineExecutor()
         if name == "inline"
         else create(name, options.worker_count(total), options.scheduler)
     )
-    opener = reads.opener()
     # workers that may not see this machine's files get each file's bytes with its task,
     # read here with the source's opener (verifier.inspect.carried); the others open them
     if name == "inline":
