@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 import tests.batchfns as fns
+import verifier.execute.dask
 import verifier.execute.interface
 from tests.dasktest import allow_loopback, distributed, need_dask
 from verifier.execute import EXECUTORS, Executor, ExecutorError, create
@@ -47,13 +48,16 @@ dask_only = pytest.mark.skipif(
 
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Batches of three tasks: 50 tasks make 17 batches, spread over the workers."""
+    """Batches of three tasks: 50 tasks make 17 batches, spread over the workers (Dask's
+    batches, :data:`verifier.execute.dask.BATCH_SCALE` times larger, the same size)."""
     monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 3)
+    monkeypatch.setattr(verifier.execute.dask, "BATCH_SCALE", 1)
 
 
 @pytest.fixture
 def one_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 1)
+    monkeypatch.setattr(verifier.execute.dask, "BATCH_SCALE", 1)
 
 
 def start(name: str, monkeypatch: pytest.MonkeyPatch, workers: int = 2) -> Executor:
@@ -400,6 +404,27 @@ def test_dask_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(ExecutorError, match=r'pip install "verify-evidence\[dask\]"'):
         create("dask", 2)
+
+
+def test_batches_are_cut_by_count_and_weight_and_scale() -> None:
+    from verifier.execute.interface import BATCH_ITEMS, BATCH_WEIGHT, batches
+
+    assert [len(b) for b in batches(range(BATCH_ITEMS * 2 + 1))] == [BATCH_ITEMS] * 2 + [1]
+    assert [len(b) for b in batches(range(BATCH_ITEMS * 4 + 1), None, 4)] == [BATCH_ITEMS * 4, 1]
+    heavy = [BATCH_WEIGHT // 2] * 5
+    assert [len(b) for b in batches(heavy, lambda w: w)] == [2, 2, 1]
+    assert [len(b) for b in batches(heavy, lambda w: w, 2)] == [4, 1]
+
+
+@dask_only
+def test_dask_cuts_fewer_larger_batches(
+    monkeypatch: pytest.MonkeyPatch, small_batches: None
+) -> None:
+    """A Dask task costs more than a pipe message: batches ``BATCH_SCALE`` times larger."""
+    monkeypatch.setattr(verifier.execute.dask, "BATCH_SCALE", 4)
+    with start("dask", monkeypatch) as executor:
+        assert list(executor.map(fns.double, None, range(50))) == [2 * n for n in range(50)]
+        assert executor.describe()["batches"] == 5  # of 12, 12, 12, 12 and 2 tasks
 
 
 @dask_only

@@ -78,7 +78,8 @@ SchedulerOpt = Annotated[
         "--scheduler",
         metavar="ADDRESS",
         help="With --executor dask: the scheduler of an existing Dask cluster, e.g. "
-        "tcp://host:8786 (its workers must see the archive at the same path).",
+        "tcp://host:8786. Each file's bytes are read here and sent to the workers with "
+        "its task: the cluster must be one you trust.",
     ),
 ]
 _ADDRESS = re.compile(  # scheme://host[:port][/path] or host:port, printable ASCII only

@@ -36,6 +36,9 @@ class Executor(abc.ABC):
 
     #: the registry name (``inline``, ``processes``, ``dask``)
     name: str = "executor"
+    #: whether its workers may be on other machines, where this machine's files are not to
+    #: be opened: the inspect step then sends each file's bytes with its task
+    remote: bool = False
 
     @abc.abstractmethod
     def map(
@@ -73,14 +76,18 @@ BATCH_WEIGHT = 4 << 20
 BATCH_ITEMS = 512
 
 
-def batches(tasks: Iterable[T], weight: Callable[[T], int] | None = None) -> Iterator[list[T]]:
-    """``tasks`` cut into consecutive batches of at most :data:`BATCH_ITEMS` tasks or about
-    :data:`BATCH_WEIGHT` (by ``weight``), in order."""
+def batches(
+    tasks: Iterable[T], weight: Callable[[T], int] | None = None, scale: int = 1
+) -> Iterator[list[T]]:
+    """``tasks`` cut into consecutive batches of at most ``scale`` x :data:`BATCH_ITEMS`
+    tasks or about ``scale`` x :data:`BATCH_WEIGHT` (by ``weight``), in order. ``scale``:
+    for an executor whose every batch costs more to send (a Dask task)."""
+    items, load_max = BATCH_ITEMS * scale, BATCH_WEIGHT * scale
     current: list[T] = []
     load = 0
     for task in tasks:
         w = weight(task) if weight is not None else 1
-        if current and (load + w > BATCH_WEIGHT or len(current) >= BATCH_ITEMS):
+        if current and (load + w > load_max or len(current) >= items):
             yield current
             current, load = [], 0
         current.append(task)

@@ -18,6 +18,7 @@ from verifier.execute import create
 from verifier.execute.inline import InlineExecutor
 from verifier.execute.interface import BATCH_ITEMS
 from verifier.inspect import inspect as inspecting
+from verifier.inspect.carried import Carried, CarriedOpener, carry
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
 from verifier.inspect.record import held_form
@@ -240,7 +241,15 @@ def inspect_all(
         if name == "inline"
         else create(name, options.worker_count(total), options.scheduler)
     )
-    context = InspectContext(LiveOpener(source) if name == "inline" else opener, bundle)
+    # workers that may not see this machine's files get each file's bytes with its task,
+    # read here with the source's opener (verifier.inspect.carried); the others open them
+    if name == "inline":
+        context = InspectContext(LiveOpener(source), bundle)
+    elif executor.remote:
+        context = InspectContext(CarriedOpener(), bundle)
+    else:
+        context = InspectContext(opener, bundle)
+    in_main = InspectContext(opener, bundle)  # (a file too large to carry: read here)
     # what the workers' openers verified (a git blob's id) is judged by the source here; the
     # live source checks its own reads as they pass
     judge = source.capability(ReadChecks) if name != "inline" else None
@@ -252,17 +261,31 @@ def inspect_all(
         if progress is not None:  # (a streamed walk's count is the listed files': may grow)
             progress("integrity", done, max(total, done))
 
-    taken: deque[FileTask] = deque()  # sent, facts not back yet (the executor's window)
-    feed = _Kept(tasks, taken, total)
+    # sent, facts not back yet (the executor's window), each with what its carrying found:
+    # whether it is to be read here, what the opener verified of its bytes
+    taken: deque[tuple[FileTask, bool, Checks]] = deque()
+
+    def read_here(task: FileTask) -> tuple[Carried, Checks]:
+        return carry(opener, task)
+
+    feed = _Kept(tasks, taken, total, read_here if executor.remote else None)
     with executor:
         results: Iterator[FileFacts] = executor.map(
-            inspecting.inspect_batch, context, feed, weight=weight, progress=advance
+            inspecting.inspect_batch,
+            context,
+            feed,
+            weight=_carried_weight if executor.remote else weight,
+            progress=advance,
         )
         try:
             for found in results:
                 if not taken:
                     raise ValueError("an executor returned more results than tasks")
-                task = taken.popleft()
+                task, at_home, checks = taken.popleft()
+                if at_home:  # too large to carry: read here, its worker's facts dropped
+                    found = inspecting.inspect(in_main, task)
+                elif checks:  # verified as it was read here, for a worker
+                    found = found._replace(checks=checks)
                 facts.add(task, found)
                 if found.checks and judge is None:
                     raise RuntimeError(f"{source.name} cannot judge its opener's checks")
@@ -270,8 +293,10 @@ def inspect_all(
                     judge.take_checks(task.name, found.checks)
             if taken or next(feed, None) is not None:
                 raise ValueError("an executor returned fewer results than tasks")
-        finally:
-            context.opener.close()  # what it opened in this process (a zip's handle)
+        finally:  # what they opened in this process (a zip's handle, a git process)
+            if context.opener is not opener:
+                context.opener.close()
+            opener.close()
     described = executor.describe()
     facts.executors.append(described)
     served = getattr(executor, "served", None)
@@ -281,25 +306,49 @@ def inspect_all(
         facts.pids.add(os.getpid())
 
 
+#: what an opener verified of a file's bytes (``Opener.checked``)
+Checks = tuple[tuple[str, str], ...]
+
+
+def _carried_weight(task: FileTask) -> int:
+    """A carried task's weight: the bytes it carries (the plan's size may be unknown, 0)."""
+    where = task.where
+    if isinstance(where, Carried) and where.data is not None:
+        return len(where.data) + 4096
+    return 4096
+
+
 class _Kept:
     """``tasks`` as the executor takes them, each kept in ``taken`` (results come back in
     task order: the oldest one taken is the next result's); ``len()`` is how many there
-    are in all, known before they are made."""
+    are in all, known before they are made. ``carry``: each task is handed on with its
+    bytes, read here, as its opener spec (:mod:`verifier.inspect.carried`)."""
 
-    __slots__ = ("_count", "_taken", "_tasks")
+    __slots__ = ("_carry", "_count", "_taken", "_tasks")
 
-    def __init__(self, tasks: Iterable[FileTask], taken: deque[FileTask], count: int) -> None:
+    def __init__(
+        self,
+        tasks: Iterable[FileTask],
+        taken: deque[tuple[FileTask, bool, Checks]],
+        count: int,
+        carry: Callable[[FileTask], tuple[Carried, Checks]] | None = None,
+    ) -> None:
         self._tasks = iter(tasks)
         self._taken = taken
         self._count = count
+        self._carry = carry
 
     def __iter__(self) -> Iterator[FileTask]:
         return self
 
     def __next__(self) -> FileTask:
         task = next(self._tasks)
-        self._taken.append(task)
-        return task
+        if self._carry is None:
+            self._taken.append((task, False, ()))
+            return task
+        carried, checks = self._carry(task)
+        self._taken.append((task, carried.here, checks))
+        return task._replace(where=carried)
 
     def __len__(self) -> int:
         return self._count
