@@ -173,10 +173,6 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "the spec has rules but its case glob matches no folder (or it names none): no rule "
             "was checked; fix 'cases': {'folders': GLOB} to match the case folders",
         ),
-        "rule.no-match": (
-            Stage.CONSISTENCY,
-            "a rule applies to no case, so it checked nothing; remove it or fix the case glob",
-        ),
         "rule.case-unjudged": (
             Stage.CONSISTENCY,
             "with everyCaseJudged, a case that no rule instance and no assertion reads; add a "
@@ -443,7 +439,6 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "assertion.vacuous": Severity.ERROR,  # nothing was checked: never a pass
         "assertion.internal-error": Severity.ERROR,  # a bug: nothing was checked
         "rule.no-cases": Severity.ERROR,  # no rule was checked: never a pass
-        "rule.no-match": Severity.ERROR,  # a rule that checked nothing: never a pass
         "rule.case-unjudged": Severity.ERROR,
         "rule.too-many": Severity.ERROR,  # instances not checked: never a pass
         "catalogue.unresolved": Severity.ERROR,

@@ -17,14 +17,16 @@ its :data:`META` member says where each instance came from and what the expansio
 adjacent, and each is a shallow copy of its rule that shares every member it does not
 change, so that a case's instances can be made wherever the case is read.
 
-No vacuous pass: a ``cases`` glob that matches no folder (``rule.no-cases``), a rule that
-matches no case (``rule.no-match``), and, with ``"everyCaseJudged": true``, a case that no
-instance and no written-out assertion reads (``rule.case-unjudged``) are findings; more
+No vacuous pass: rules without a ``cases`` glob, or a glob that matches no folder
+(``rule.no-cases``), and, with ``"everyCaseJudged": true``, a case that no
+instance and no written-out assertion reads (``rule.case-unjudged``; a spec of written-out
+assertions may state ``cases`` and ``everyCaseJudged`` too) are findings; more
 instances than ``limit`` are not made (``rule.too-many``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -174,13 +176,12 @@ def expanded(
             [
                 "rule.no-cases",
                 "/cases/folders",
-                f"The case glob {pattern!r} matches no folder of the manifest's files, so no "
-                "rule was checked",
+                f"The case glob {json.dumps(pattern[:200])} matches no folder of the "
+                "manifest's files, so no case was checked",
             ]
         )
     instances: list[dict[str, Any]] = []
     rule_of: list[int] = []
-    used: set[int] = set()
     judged: set[str] = set()
     over = False
     for case, index, made in expand(spec, cases):
@@ -189,7 +190,6 @@ def expanded(
             break
         instances.append(made)
         rule_of.append(index)
-        used.add(index)
         judged.add(case)
     if over:
         findings.append(
@@ -200,18 +200,6 @@ def expanded(
                 "first were made and checked, the rest not",
             ]
         )
-    elif cases:
-        for index, rule in _rules(spec):
-            if index not in used:
-                rid = rule.get("id")
-                findings.append(
-                    [
-                        "rule.no-match",
-                        f"/rules/{index}",
-                        f"The rule {rid if isinstance(rid, str) else '#' + str(index)} "
-                        "applies to no case, so it checked nothing",
-                    ]
-                )
     if spec.get("everyCaseJudged") is True and cases and not over:
         judged |= _judged_by_written(written, cases)
         for case in cases:
