@@ -168,6 +168,21 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "an assertion kind's own code failed: a bug in the verifier, not in the archive; "
             "never a pass",
         ),
+        "rule.no-cases": (
+            Stage.CONSISTENCY,
+            "the spec has rules but its case glob matches no folder (or it names none): no rule "
+            "was checked; fix 'cases': {'folders': GLOB} to match the case folders",
+        ),
+        "rule.case-unjudged": (
+            Stage.CONSISTENCY,
+            "with everyCaseJudged, a case that no rule instance and no assertion reads; add a "
+            "rule or an assertion for it, or narrow the case glob",
+        ),
+        "rule.too-many": (
+            Stage.CONSISTENCY,
+            "the rules stand for more assertions than the entry limit (cases times rules): the "
+            "rest were not checked; raise the limit or split the archive",
+        ),
         "catalogue.unresolved": (
             Stage.CONSISTENCY,
             "a case catalogue cell selects a value the records do not hold (a file not parsed, a "
@@ -423,6 +438,9 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "assertion.no-spec": Severity.ERROR,  # records whose claims nothing checked: never a pass
         "assertion.vacuous": Severity.ERROR,  # nothing was checked: never a pass
         "assertion.internal-error": Severity.ERROR,  # a bug: nothing was checked
+        "rule.no-cases": Severity.ERROR,  # no rule was checked: never a pass
+        "rule.case-unjudged": Severity.ERROR,
+        "rule.too-many": Severity.ERROR,  # instances not checked: never a pass
         "catalogue.unresolved": Severity.ERROR,
         "catalogue.unknown-assertion": Severity.ERROR,
         "transcript.dangling-call": Severity.ERROR,

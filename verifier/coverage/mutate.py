@@ -127,7 +127,10 @@ class _Engine:
             options.documents,
             options.whole,
         )
-        self.plan.prepare({n: b for n, b in data.items() if self.plan.early(n)})
+        self.plan.prepare(
+            {n: b for n, b in data.items() if self.plan.early(n)},
+            [f.path for f in report.files if f.listed],  # (the cases of the spec's rules)
+        )
         prep = self.plan.bundle
         assert prep is not None
         self.docs = prep.validators.docs if prep.validators is not None else {}

@@ -30,6 +30,7 @@ from typing import Any
 
 from verifier.findings import Cause, Finding, Related, Severity, Stage
 from verifier.fingerprint import fingerprint
+from verifier.plan.cases import entry_pointer
 from verifier.report import Report
 
 #: consistency codes never marked: a baseline entry matching nothing is about the baseline
@@ -99,11 +100,15 @@ def relate_entries(report: Report, spec_path: str) -> int:
     spec entry it came from as :attr:`Finding.related` (``spec_path#/assertions/N``; the
     results are in spec order, one per entry). In place; returns how many."""
     marked: dict[Finding, Finding] = {}
+    shell: Any = None
     for index, result in enumerate(report.assertions):
         finding = result.finding
         if finding is None or finding.path == spec_path or finding.related is not None:
             continue
-        marked[finding] = replace(finding, related=Related(spec_path, f"/assertions/{index}"))
+        if shell is None:  # (a rule's instance is written at its rule: /rules/R)
+            shell = report.records.shell(spec_path) or {}
+        entry = entry_pointer(shell, index)
+        marked[finding] = replace(finding, related=Related(spec_path, entry))
     if not marked:
         return 0
     report.consistency.findings[:] = [marked.get(f, f) for f in report.consistency.findings]

@@ -31,6 +31,7 @@ from verifier.assertions.interface import plain, pointers_well_formed, quote
 from verifier.findings import Finding, Stage
 from verifier.json.pointer import is_pointer, pointer_problem
 from verifier.judge.records import Records, UndeclaredRead
+from verifier.plan.cases import entry_pointer, findings_of
 from verifier.report import AssertionResult, AssertionStatus, FileEntry, Read, StageResult
 
 INTERNAL_ERROR = "assertion.internal-error"
@@ -192,6 +193,14 @@ def check_consistency(
     if not spec_present:
         stage.note = f"No records and no assertion spec ({spec_path}): nothing to check."
         return stage, results
+    shell = records.shell(spec_path)
+    if only is None:  # what expanding the spec's rules found (verifier.plan.cases)
+        for code, pointer, message in findings_of(shell):
+            stage.findings.append(Finding(code, spec_path, message + ".", pointer=pointer))
+
+    def where(index: int) -> str:
+        return entry_pointer(shell, index)
+
     parts = records.windows(spec_path) if only is None else None
     if parts is None:  # the spec read whole (any spec not packed in parts, or some entries)
         spec = records.document(spec_path)
@@ -217,13 +226,16 @@ def check_consistency(
             spec_path,
             seen,
             start,
+            where,
         )
         del items
         quick: list[Quick | None] = (
             _quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
         )
         del groups
-        _judge_rows(rows, quick, records, manifested, unread, spec_path, stage, results, tally)
+        _judge_rows(
+            rows, quick, records, manifested, unread, spec_path, stage, results, tally, where
+        )
     stage.counts = {
         "assertions": len(results),
         "passed": tally[0],
@@ -276,6 +288,7 @@ def _judge_rows(
     stage: StageResult,
     results: list[AssertionResult],
     tally: list[int],
+    where: Callable[[int], str],
 ) -> None:
     """Each row's result, in order, appended to ``results`` (its finding to the stage's),
     counted in ``tally`` (passed, failed, errors). Each row is released as its result is
@@ -301,7 +314,7 @@ def _judge_rows(
         else:
             assert kind is not None
             ctx = Context(records, manifested, unread)
-            verdict = _evaluate(kind, item, ctx, spec_path, f"/assertions/{index}")
+            verdict = _evaluate(kind, item, ctx, spec_path, where(index))
             reads = tuple(dict.fromkeys(ctx.reads))
         status = verdict.status
         finding = None
@@ -340,7 +353,8 @@ def _rows(
     repeated: Collection[int] | None,
     spec_path: str,
     seen: set[str],
-    start: int = 0,
+    start: int,
+    where: Callable[[int], str],
 ) -> tuple[list[_Row], _Groups]:
     """The assertions at ``indexes``, in order, with what is known of each before it is
     evaluated (an id used before, or a kind not registered, is an error already), and those
@@ -379,7 +393,7 @@ def _rows(
                 f"the id {quote(aid)} is used twice in the spec",
                 None,
                 spec_path,
-                f"/assertions/{index}/id",
+                f"{where(index)}/id",
             )
         elif kind is None:
             early = _Verdict(
@@ -387,7 +401,7 @@ def _rows(
                 _unknown_kind(kind_name, item),
                 None,
                 spec_path,
-                f"/assertions/{index}/kind" if "kind" in item else f"/assertions/{index}",
+                f"{where(index)}/kind" if "kind" in item else where(index),
             )
         else:
             group = groups.get(kind)

@@ -151,6 +151,12 @@ class Records:
         found = self._documents.get(path)
         return found.truthy if type(found) is PackedDocument else bool(found)
 
+    def shell(self, path: str) -> Any:
+        """A document kept whole, without a large spec's array packed in parts (see
+        :meth:`windows`), or ``None``."""
+        found = self._documents.get(path)
+        return found.shell() if type(found) is PackedDocument else found
+
     def windows(self, path: str) -> Iterator[tuple[int, list[Any]]] | None:
         """The document at ``path`` packed in parts (a large assertion spec): its array, a
         part at a time, as (index of the part's first entry, entries); ``None`` for any

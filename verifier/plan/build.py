@@ -60,6 +60,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         options.whole,
         validate="validity" in stages,
         consistency="consistency" in stages,
+        max_instances=options.limits.max_entries,
     )
     if not reached:
         scope: list[str] | None = []

@@ -92,6 +92,13 @@ class PackedDocument:
             self._shell, self._parts = b"", []
         return self._whole
 
+    def shell(self) -> Any:
+        """The document without the array packed in parts (``[]`` in its place), unpacked
+        afresh; the whole document if it is not packed in parts or was unpacked whole."""
+        if self._key is None or self._whole is not _NOT_YET:
+            return self.value()
+        return _unpacked(self._shell)
+
     @property
     def nbytes(self) -> int:
         """The bytes held packed (0 once unpacked whole)."""

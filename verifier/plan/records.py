@@ -20,6 +20,7 @@ from verifier.inspect.record import RecordResult, process_document, process_in_w
 from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
 from verifier.json.pointer import Glob
 from verifier.plan import packed as packing
+from verifier.plan.cases import MAX_INSTANCES, META, expanded, has_rules
 from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
 from verifier.plan.packed import PackedDocument, pack_part
 from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
@@ -43,6 +44,8 @@ class RecordPlan:
     whole: tuple[str, ...] = ()
     validate: bool = True
     consistency: bool = True
+    #: at most this many rule instances are made (:mod:`verifier.plan.cases`)
+    max_instances: int = MAX_INSTANCES
     bundle: Prepared | None = None
     results: dict[str, RecordResult] = field(default_factory=dict)  # the documents'
     kept: dict[str, Any] = field(default_factory=dict)  # documents kept whole
@@ -65,6 +68,7 @@ class RecordPlan:
             self.whole,
             self.validate,
             self.consistency,
+            self.max_instances,
         )
 
     def is_record(self, inner: str) -> bool:
@@ -175,10 +179,13 @@ class RecordPlan:
         records = {p: b for n, b in early.items() if (p := self.inner(n)) is not None}
         early.clear()
         inner.clear()
+        listed = listed if isinstance(listed, list | tuple) else list(listed)
         strings = {name: name for name in listed} if not self.prefix else {}
         index: NeedIndex | None = None  # (the spec's needs, when it is read in windows)
         shell: dict[str, Any] | None = None
-        if len(records.get(self.spec_path, b"")) >= WINDOWED_FROM:
+        spec_bytes = records.get(self.spec_path, b"")
+        # (a spec with rules is read whole: its rules are expanded below)
+        if len(spec_bytes) >= WINDOWED_FROM and b'"rules"' not in spec_bytes:
             index, shell = self._spec_in_windows(records, strings)
         for path in sorted(records):
             # (its bytes handed over in the dict: let go once parsed, before validation)
@@ -187,6 +194,12 @@ class RecordPlan:
             if value is not None:
                 self.kept[path] = value
         del strings
+        spec = self.kept.get(self.spec_path)
+        if isinstance(spec, dict) and has_rules(spec):  # once, here: every step reads them
+            inside = (n[cut:] for n in listed if n.startswith(self.prefix))
+            self.kept[self.spec_path] = expanded(spec, inside, self.max_instances)
+        elif isinstance(spec, dict) and META in spec:  # (the expansion's own member only)
+            self.kept[self.spec_path] = {k: v for k, v in spec.items() if k != META}
         self.containers = containers_in(
             shell if shell is not None else self.kept.get(self.spec_path)
         )

@@ -1,0 +1,113 @@
+"""Cases and per-case rules in the assertion spec (issue 35, ``verifier.plan.cases``): the
+case set, each rule's instances (``R@C``, ``{case}`` replaced in file names only), and
+what the expansion finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.plan.cases import (
+    META,
+    case_set,
+    entry_pointer,
+    expand,
+    expanded,
+    findings_of,
+    folders_of,
+)
+
+NAMES = [
+    "evidence/assertions.json",
+    "evidence/cases/a/run.json",
+    "evidence/cases/a/sub/deep.json",
+    "evidence/cases/b@2/run.json",
+    "evidence/other.json",
+]
+
+
+def _spec(**extra: Any) -> dict[str, Any]:
+    return {
+        "cases": {"folders": "evidence/cases/*"},
+        "rules": [
+            {
+                "id": "same",
+                "kind": "equals",
+                "description": "{case} keeps its {case}",
+                "select": {"file": "{case}/run.json", "pointer": "/{case}"},
+                "value": {"file": "{case}/literal"},
+            },
+            {"id": "n", "kind": "count", "description": "d", "files": "{case}/**{case}"},
+        ],
+        **extra,
+    }
+
+
+def test_the_case_set_is_the_folders_the_glob_matches() -> None:
+    assert folders_of(["a/b/c.json", "a/d.json", "e.json"]) == ["a", "a/b"]
+    assert case_set(_spec(), NAMES) == ("evidence/cases/a", "evidence/cases/b@2")
+    assert case_set({"rules": []}, NAMES) == ()
+
+
+def test_instances_come_case_by_case_and_replace_only_file_names() -> None:
+    made = list(expand(_spec(), ("evidence/cases/a", "evidence/cases/b@2")))
+    assert [(c, r, a["id"]) for c, r, a in made] == [
+        ("evidence/cases/a", 0, "same@evidence/cases/a"),
+        ("evidence/cases/a", 1, "n@evidence/cases/a"),
+        ("evidence/cases/b@2", 0, "same@evidence/cases/b@2"),
+        ("evidence/cases/b@2", 1, "n@evidence/cases/b@2"),
+    ]
+    first = made[0][2]
+    assert first["select"] == {"file": "evidence/cases/a/run.json", "pointer": "/{case}"}
+    assert first["description"] == "{case} keeps its {case}"  # never in a description
+    assert first["value"] == {"file": "{case}/literal"}  # never in a compared value
+    assert made[1][2]["files"] == "evidence/cases/a/**evidence/cases/a"  # every occurrence
+    rule = _spec()["rules"][0]
+    assert rule["id"] == "same" and rule["select"]["file"] == "{case}/run.json"
+
+
+def test_the_expanded_spec_places_each_instance_at_its_rule() -> None:
+    written = [{"id": "w", "kind": "equals", "description": "d", "select": {}, "value": 1}]
+    out = expanded(_spec(assertions=written), NAMES)
+    assert [a["id"] for a in out["assertions"]][:2] == ["w", "same@evidence/cases/a"]
+    assert len(out["assertions"]) == 5
+    assert entry_pointer(out, 0) == "/assertions/0"
+    assert [entry_pointer(out, i) for i in range(1, 5)] == ["/rules/0", "/rules/1"] * 2
+    assert findings_of(out) == []
+    assert entry_pointer({"assertions": []}, 3) == "/assertions/3"
+
+
+def test_no_cases_is_a_finding() -> None:
+    spec = _spec()
+    spec["cases"] = {"folders": "nowhere/*"}
+    out = expanded(spec, NAMES)
+    assert [f[:2] for f in findings_of(out)] == [("rule.no-cases", "/cases/folders")]
+    assert out["assertions"] == []
+    del spec["cases"]
+    assert [f[0] for f in findings_of(expanded(spec, NAMES))] == ["rule.no-cases"]
+
+
+def test_instances_are_bounded() -> None:
+    names = [f"evidence/cases/c{i}/run.json" for i in range(1000)]
+    out = expanded(_spec(everyCaseJudged=True), names, limit=7)
+    assert len(out["assertions"]) == 7
+    assert [f[0] for f in findings_of(out)] == ["rule.too-many"]
+
+
+def test_every_case_judged_counts_written_assertions_too() -> None:
+    select = {"file": "evidence/cases/a/run.json", "pointer": ""}
+    read = {"id": "w", "kind": "equals", "description": "d", "value": 1, "select": select}
+    spec: dict[str, Any] = {"cases": {"folders": "evidence/cases/*"}, "assertions": [read]}
+    spec["everyCaseJudged"] = True
+    found = findings_of(expanded(spec, NAMES))
+    assert [(f[0], f[1]) for f in found] == [("rule.case-unjudged", "/everyCaseJudged")]
+    assert "evidence/cases/b@2" in found[0][2]
+    spec["everyCaseJudged"] = False
+    assert findings_of(expanded(spec, NAMES)) == []
+
+
+def test_the_expansion_member_is_the_verifiers_own() -> None:
+    """A spec that writes the expansion's member itself gets no say: it is dropped from a
+    written-out spec and replaced in a rule-form one."""
+    forged = {"written": 0, "ruleOf": [], "findings": [["rule.too-many", "/x", "forged"]]}
+    out = expanded({**_spec(), META: forged}, NAMES)
+    assert findings_of(out) == []

@@ -1,0 +1,260 @@
+"""The spec's cases and per-case rules (issue 35): where the cases are, and each rule expanded
+into one assertion per case, once, when the plan reads the spec.
+
+A spec may say where its cases are, ``"cases": {"folders": GLOB}`` (a glob, as the spec's
+``transcripts[].files``, over the folders of the manifest's listed files, inside the content
+root), and hold ``rules``: assertions of any kind whose file names may hold ``{case}``, the
+case folder's path. The instance of rule ``R`` for case ``C`` is the assertion with the id
+``R@C`` and ``{case}`` replaced by ``C`` in its file names only (every ``file``, ``files``
+and ``transcript`` string, outside a literal ``value`` or ``values``; never in an id, a
+description, a pointer or a compared value). A rule applies to every case: a case that needs
+another check gets a written-out assertion beside the rules.
+
+:func:`expanded` makes the spec every later step reads: its ``assertions`` are the written
+ones, then the instances, case by case (every rule for the first case, then the next), and
+its :data:`META` member says where each instance came from and what the expansion found
+(read with :func:`entry_pointer` and :func:`findings_of`). The instances of a case are
+adjacent, and each is a shallow copy of its rule that shares every member it does not
+change, so that a case's instances can be made wherever the case is read.
+
+No vacuous pass: rules without a ``cases`` glob, or a glob that matches no folder
+(``rule.no-cases``), and, with ``"everyCaseJudged": true``, a case that no
+instance and no written-out assertion reads (``rule.case-unjudged``; a spec of written-out
+assertions may state ``cases`` and ``everyCaseJudged`` too) are findings; more
+instances than ``limit`` are not made (``rule.too-many``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from verifier.json.pointer import Glob
+
+CASE = "{case}"
+#: the expanded spec's own member: ``{"written": N, "ruleOf": [rule index per instance],
+#: "findings": [[code, pointer, message], ...]}`` (a name no author's spec may hold: the
+#: spec's schema allows no other ``$`` member than ``$schema``)
+META = "$expansion"
+FILE_KEYS = frozenset({"file", "files", "transcript"})  # the file-name fields of the kinds
+VALUE_KEYS = frozenset({"value", "values"})  # literal values: never substituted
+#: more instances than this are not made (a finding says so): the default bound on an
+#: archive's entries, as the sources' limits
+MAX_INSTANCES = 1_000_000
+
+
+def has_rules(spec: Any) -> bool:
+    """Whether ``spec`` (parsed) uses the rule form: ``rules`` or ``cases``."""
+    return isinstance(spec, dict) and ("rules" in spec or "cases" in spec)
+
+
+def folders_of(names: Iterable[str]) -> list[str]:
+    """Every folder holding one of ``names`` (paths), at any depth, sorted."""
+    out: set[str] = set()
+    add = out.add
+    for name in names:
+        cut = name.rfind("/")
+        while cut > 0:
+            folder = name[:cut]
+            if folder in out:
+                break
+            add(folder)
+            cut = name.rfind("/", 0, cut)
+    return sorted(out)
+
+
+def _glob(spec: Any) -> str | None:
+    cases = spec.get("cases") if isinstance(spec, dict) else None
+    folders = cases.get("folders") if isinstance(cases, dict) else None
+    return folders if isinstance(folders, str) and folders else None
+
+
+def case_set(spec: Any, names: Iterable[str]) -> tuple[str, ...]:
+    """The case folders of ``spec`` (parsed): the folders of ``names`` (the manifest's listed
+    files, inside the content root) that its ``cases.folders`` glob matches, sorted; none
+    without one."""
+    pattern = _glob(spec)
+    if pattern is None:
+        return ()
+    match = Glob(pattern).match
+    return tuple(folder for folder in folders_of(names) if match(folder))
+
+
+def _rules(spec: Any) -> list[tuple[int, dict[str, Any]]]:
+    rules = spec.get("rules") if isinstance(spec, dict) else None
+    return [(i, r) for i, r in enumerate(rules if isinstance(rules, list) else ()) if _is(r)]
+
+
+def _is(rule: Any) -> bool:
+    return isinstance(rule, dict)
+
+
+def _put(node: Any, case: str, key: str | None = None) -> Any:
+    """``node`` with ``{case}`` replaced in its file-name strings: the same object where
+    nothing changes."""
+    if isinstance(node, str):
+        return node.replace(CASE, case) if key in FILE_KEYS and CASE in node else node
+    if isinstance(node, dict):
+        out: dict[str, Any] | None = None
+        for k, v in node.items():
+            if k in VALUE_KEYS or not isinstance(v, str | dict | list):
+                continue
+            new = _put(v, case, k)
+            if new is not v:
+                if out is None:
+                    out = dict(node)
+                out[k] = new
+        return node if out is None else out
+    if isinstance(node, list):
+        items = [_put(v, case, key) for v in node]
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items
+    return node
+
+
+def instance(rule: dict[str, Any], case: str) -> dict[str, Any]:
+    """Rule ``rule``'s assertion for ``case``: its id ``R@C``, ``{case}`` replaced in its file
+    names."""
+    made = _put(rule, case)
+    made = dict(made) if made is rule else made
+    rid = rule.get("id")
+    if isinstance(rid, str):
+        made["id"] = f"{rid}@{case}"
+    return made
+
+
+def expand(spec: Any, cases: Iterable[str]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """Every rule's instances, case by case: ``(case, rule index, assertion)``, a case's
+    instances adjacent, in the rules' order."""
+    rules = _rules(spec)
+    for case in cases:
+        for index, rule in rules:
+            yield case, index, instance(rule, case)
+
+
+def _judged_by_written(written: list[Any], cases: tuple[str, ...]) -> set[str]:
+    """The cases a written-out assertion reads a file of."""
+    from verifier.plan.spec import needs_of  # (spec reads the kinds: not at import)
+
+    wanted = set(cases)
+    out: set[str] = set()
+    for need in needs_of({"assertions": written}):
+        name = need.file
+        cut = name.rfind("/")
+        while cut > 0:
+            folder = name[:cut]
+            if folder in wanted:
+                out.add(folder)
+            cut = name.rfind("/", 0, cut)
+    return out
+
+
+def expanded(
+    spec: dict[str, Any], names: Iterable[str], limit: int = MAX_INSTANCES
+) -> dict[str, Any]:
+    """``spec`` (a rule-form spec, parsed) with its rules expanded: a new object whose
+    ``assertions`` are the written ones and then every instance, and whose :data:`META`
+    says where each came from and what the expansion found (``names``: the manifest's
+    listed files inside the content root)."""
+    written = spec.get("assertions")
+    written = written if isinstance(written, list) else []
+    findings: list[list[str]] = []
+    pattern = _glob(spec)
+    cases = case_set(spec, names)
+    if pattern is None:
+        if "rules" in spec:
+            findings.append(
+                [
+                    "rule.no-cases",
+                    "/cases" if "cases" in spec else "/rules",
+                    "The spec has rules but no case folders ('cases': {'folders': GLOB}), so "
+                    "no rule was checked",
+                ]
+            )
+    elif not cases:
+        findings.append(
+            [
+                "rule.no-cases",
+                "/cases/folders",
+                f"The case glob {json.dumps(pattern[:200])} matches no folder of the "
+                "manifest's files, so no case was checked",
+            ]
+        )
+    instances: list[dict[str, Any]] = []
+    rule_of: list[int] = []
+    judged: set[str] = set()
+    over = False
+    for case, index, made in expand(spec, cases):
+        if len(instances) >= limit:
+            over = True
+            break
+        instances.append(made)
+        rule_of.append(index)
+        judged.add(case)
+    if over:
+        findings.append(
+            [
+                "rule.too-many",
+                "/rules",
+                f"The rules stand for more than {limit} assertions (cases times rules); the "
+                "first were made and checked, the rest not",
+            ]
+        )
+    if spec.get("everyCaseJudged") is True and cases and not over:
+        judged |= _judged_by_written(written, cases)
+        for case in cases:
+            if case not in judged:
+                findings.append(
+                    [
+                        "rule.case-unjudged",
+                        "/everyCaseJudged",
+                        f"No rule and no assertion reads the case {case}",
+                    ]
+                )
+    out = dict(spec)
+    out["assertions"] = [*written, *instances]
+    out[META] = {"written": len(written), "ruleOf": rule_of, "findings": findings}
+    return out
+
+
+def _meta(spec: Any) -> dict[str, Any] | None:
+    meta = spec.get(META) if isinstance(spec, dict) else None
+    return meta if isinstance(meta, dict) else None
+
+
+def entry_pointer(spec: Any, index: int) -> str:
+    """Where in the spec's text the assertion at ``index`` of the expanded spec is written:
+    ``/assertions/N`` for a written one, ``/rules/R`` for an instance of rule ``R``."""
+    meta = _meta(spec)
+    if meta is not None:
+        written, rule_of = meta.get("written"), meta.get("ruleOf")
+        if isinstance(written, int) and isinstance(rule_of, list) and index >= written:
+            at = index - written
+            if at < len(rule_of) and isinstance(rule_of[at], int):
+                return f"/rules/{rule_of[at]}"
+    return f"/assertions/{index}"
+
+
+def findings_of(spec: Any) -> list[tuple[str, str, str]]:
+    """What the expansion found: ``(code, pointer into the spec, message)`` each."""
+    meta = _meta(spec)
+    found = meta.get("findings") if meta is not None else None
+    return [
+        (f[0], f[1], f[2])
+        for f in (found if isinstance(found, list) else ())
+        if isinstance(f, list) and len(f) == 3 and all(isinstance(x, str) for x in f)
+    ]
+
+
+__all__ = [
+    "CASE",
+    "META",
+    "case_set",
+    "entry_pointer",
+    "expand",
+    "expanded",
+    "findings_of",
+    "folders_of",
+    "has_rules",
+    "instance",
+]
