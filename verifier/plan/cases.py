@@ -33,6 +33,7 @@ from typing import Any
 from verifier.json.pointer import Glob
 
 CASE = "{case}"
+_FORM = frozenset({"rules", "cases", "everyCaseJudged"})
 #: the expanded spec's own member: ``{"written": N, "ruleOf": [rule index per instance],
 #: "findings": [[code, pointer, message], ...]}`` (a name no author's spec may hold: the
 #: spec's schema allows no other ``$`` member than ``$schema``)
@@ -45,8 +46,9 @@ MAX_INSTANCES = 1_000_000
 
 
 def has_rules(spec: Any) -> bool:
-    """Whether ``spec`` (parsed) uses the rule form: ``rules`` or ``cases``."""
-    return isinstance(spec, dict) and ("rules" in spec or "cases" in spec)
+    """Whether ``spec`` (parsed) uses the rule form: ``rules``, ``cases`` or
+    ``everyCaseJudged``."""
+    return isinstance(spec, dict) and not spec.keys().isdisjoint(_FORM)
 
 
 def folders_of(names: Iterable[str]) -> list[str]:
@@ -162,13 +164,13 @@ def expanded(
     pattern = _glob(spec)
     cases = case_set(spec, names)
     if pattern is None:
-        if "rules" in spec:
+        if "rules" in spec or spec.get("everyCaseJudged") is True:
             findings.append(
                 [
                     "rule.no-cases",
-                    "/cases" if "cases" in spec else "/rules",
-                    "The spec has rules but no case folders ('cases': {'folders': GLOB}), so "
-                    "no rule was checked",
+                    "/cases" if "cases" in spec else ("/rules" if "rules" in spec else ""),
+                    "The spec has rules or everyCaseJudged but no case folders ('cases': "
+                    "{'folders': GLOB}), so no case was checked",
                 ]
             )
     elif not cases:
