@@ -427,16 +427,30 @@ def test_dask_cuts_fewer_larger_batches(
         assert executor.describe()["batches"] == 5  # of 12, 12, 12, 12 and 2 tasks
 
 
+def _scratch_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test's own cluster keeps its scheduler's and workers' scratch space in ``tmp_path``
+    (Dask's default, ``dask-scratch-space`` in the temporary folder, stayed there)."""
+    import dask
+
+    monkeypatch.setattr(dask.config, "config", dask.config.merge(dask.config.config, {}))
+    dask.config.set({"temporary-directory": str(tmp_path)})
+
+
 @dask_only
 def test_dask_on_an_existing_scheduler_leaves_the_cluster_running(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """``--scheduler``: the executor connects to a cluster it did not start, runs there, and
     on close disconnects without stopping it."""
     dd = distributed()
     allow_loopback(monkeypatch)
-    with dd.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    _scratch_in(tmp_path, monkeypatch)
+    with dd.LocalCluster(  # (its scratch space in tmp_path, not the temporary folder)
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        local_directory=str(tmp_path),
     ) as cluster:
         address = cluster.scheduler_address
         with create("dask", 1, address) as executor:
@@ -447,16 +461,21 @@ def test_dask_on_an_existing_scheduler_leaves_the_cluster_running(
 
 
 @dask_only
-def test_dask_cannot_reach_a_scheduler_or_finds_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dask_cannot_reach_a_scheduler_or_finds_no_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     dd = distributed()
     allow_loopback(monkeypatch)
+    _scratch_in(tmp_path, monkeypatch)
     import verifier.execute.dask
 
     monkeypatch.setattr(verifier.execute.dask, "CONNECT_TIMEOUT", "2s")
     with pytest.raises(ExecutorError, match="could not start or reach the Dask scheduler"):
         create("dask", 1, "tcp://127.0.0.1:9")
     with (
-        dd.LocalCluster(n_workers=0, dashboard_address=None) as cluster,
+        dd.LocalCluster(
+            n_workers=0, dashboard_address=None, local_directory=str(tmp_path)
+        ) as cluster,
         pytest.raises(ExecutorError, match="could not start or reach the Dask scheduler"),
     ):
         create("dask", 1, cluster.scheduler_address)
