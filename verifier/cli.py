@@ -64,9 +64,20 @@ def _fail(message: str) -> NoReturn:
     sys.exit(EXIT_USAGE)
 
 
+def worker_failure(exc: BaseException) -> str:
+    """One line for a run the executor could not finish: the failure's first line and, when
+    it carries a worker's traceback, that traceback's last line (the exception raised)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return "the run could not go on: an executor failed"
+    said = lines[0] if len(lines) == 1 else f"{lines[0].rstrip(':')}: {lines[-1]}"
+    return f"the run could not go on, no verdict was reached: {said[:500]}"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one line and exit 2 for bad usage; never a traceback."""
     from verifier.errors import UsageError
+    from verifier.execute.interface import ExecutorError
     from verifier.interrupt import Terminated, signals_raise
 
     try:
@@ -77,6 +88,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(128 + exc.signum)
     except UsageError as exc:
         _fail(str(exc))
+    except ExecutorError as exc:  # a worker failed, died or could not be reached: no verdict
+        _fail(worker_failure(exc))
     except typer.Abort:
         print("verify-evidence: interrupted", file=sys.stderr)
         sys.exit(130)
