@@ -93,7 +93,7 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
     manifest = (root / "manifest.sha256").read_bytes()
 
     def manifest_parse() -> Callable[[], object]:
-        parse = _find("parse_manifest", "verifier.plan.manifest", "verifier.manifest")
+        parse = _find("parse_manifest", "verifier.manifest", "verifier.plan.manifest")
         return lambda: parse(manifest)
 
     def walk() -> Callable[[], object]:
@@ -224,10 +224,22 @@ def _evaluation(
     shared, its file names the manifest's), then every assertion evaluated over the values
     the plan says each record yields (extracted here, untimed)."""
     needs_of = _find("needs_of", "verifier.plan.spec", "verifier.consistency")
-    need_index = _find("NeedIndex", "verifier.plan.needs", "verifier.plan.spec", "verifier.records")
-    records_class = _find("Records", "verifier.judge.records", "verifier.records")
+    need_index = _find(
+        "NeedIndex",
+        "verifier.values.needs",
+        "verifier.plan.needs",
+        "verifier.plan.spec",
+        "verifier.records",
+    )
+    records_class = _find(
+        "Records", "verifier.values.records", "verifier.judge.records", "verifier.records"
+    )
     extract = _find(
-        "extract", "verifier.inspect.values", "verifier.inspect.record", "verifier.records"
+        "extract",
+        "verifier.values.extract",
+        "verifier.inspect.values",
+        "verifier.inspect.record",
+        "verifier.records",
     )
     check = _find("check_consistency", "verifier.judge.consistency", "verifier.consistency")
     spec, _ = _shared_loads()(spec_bytes, dict(seed))

@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from verifier.plan.manifest import format_manifest
+from verifier.manifest import format_manifest
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED_PARTS = ("evidence", "schemas", "manifest.sha256")

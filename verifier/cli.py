@@ -121,8 +121,8 @@ def run() -> NoReturn:
     object the run had built, and nothing is torn down at the end anyway.
 
     Large blocks of memory are handed back when freed (glibc: a fixed mmap threshold,
-    :func:`verifier.inspect.apart.fixed_mmap_threshold`)."""
-    from verifier.inspect.apart import fixed_mmap_threshold
+    :func:`verifier.record.apart.fixed_mmap_threshold`)."""
+    from verifier.record.apart import fixed_mmap_threshold
 
     gc.disable()
     fixed_mmap_threshold()

@@ -28,9 +28,9 @@ from verifier.inspect.history import older_versions
 from verifier.inspect.locate import place_findings
 from verifier.judge.authenticity import judge_authenticity
 from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
+from verifier.manifest import normalize_name
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
-from verifier.plan.manifest import normalize_name
 from verifier.plan.options import Options, check_options
 from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
@@ -118,7 +118,7 @@ def _archive_in_bag(source: Source, options: Options) -> tuple[SubtreeSource, st
 def _accept(report: Report, options: Options) -> Report:
     if options.ignore or options.select is not None or options.baseline is not None:
         from verifier.accept.apply import accept
-        from verifier.accept.selection import Selection
+        from verifier.values.selection import Selection
 
         return accept(report, Selection(options.ignore, options.select), options.baseline)
     return report

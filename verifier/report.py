@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 
 from verifier.authenticity.interface import Verdict
 from verifier.findings import Finding, Severity, Stage
-from verifier.judge.records import Records
-from verifier.plan.needs import CATALOGUE, DEFAULT_SPEC
+from verifier.values.needs import CATALOGUE, DEFAULT_SPEC
+from verifier.values.records import Records
 
 #: the JSON report's version: 2 added the flat ``findings``, ``source``, ``manifestSha256``,
 #: the files' ``expected``/``algorithm``/``actual`` and the findings' ``column``/``at``

@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from verifier.plan.manifest import format_manifest
+from verifier.manifest import format_manifest
 
 BLOCK = 512
 GOOD = {"evidence/study.json": b'{"study": 1}\n', "evidence/notes.txt": b"notes\n"}

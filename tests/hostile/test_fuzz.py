@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import BUNDLED_PARTS, REPO
 from tests.hostile.harness import assert_safe, run_cli
-from verifier.plan.manifest import format_manifest
+from verifier.manifest import format_manifest
 
 MANIFEST = "manifest.sha256"
 # A few per form in the suite; FUZZ_EXAMPLES=200 (say) explores further, still deterministic.

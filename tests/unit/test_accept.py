@@ -21,12 +21,12 @@ from verifier.accept.baseline import (
     parse_baseline,
     render_baseline,
 )
-from verifier.accept.selection import Selection, parse_codes
 from verifier.errors import UsageError
 from verifier.findings import Finding
 from verifier.fingerprint import fingerprint
 from verifier.pipeline import Options, verify
 from verifier.report import Report
+from verifier.values.selection import Selection, parse_codes
 
 BASELINE_SCHEMA = REPO / "verifier" / "schemas" / "baseline.schema.json"
 

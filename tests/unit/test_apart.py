@@ -1,4 +1,4 @@
-"""Work done on a thread of its own (verifier.inspect.apart): the thread has ended when the
+"""Work done on a thread of its own (verifier.record.apart): the thread has ended when the
 call returns, so what it kept in its thread's state (jsonschema-rs's copy of a large
 document) is gone with it; the result, or the exception, comes back to the caller."""
 
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from verifier.inspect.apart import on_own_thread, release_freed
+from verifier.record.apart import on_own_thread, release_freed
 
 
 def test_the_call_runs_on_another_thread_that_has_ended_when_it_returns() -> None:
@@ -48,7 +48,7 @@ def _glibc() -> bool:
 
 _BLOCKS = """
 import ctypes, sys
-from verifier.inspect.apart import fixed_mmap_threshold
+from verifier.record.apart import fixed_mmap_threshold
 if sys.argv[1] == "fixed":
     assert fixed_mmap_threshold()
 class Info(ctypes.Structure):
@@ -85,7 +85,7 @@ def test_the_command_fixes_the_threshold_before_it_runs(monkeypatch: pytest.Monk
     import os
 
     import verifier.cli
-    import verifier.inspect.apart
+    import verifier.record.apart
 
     calls: list[str] = []
 
@@ -93,7 +93,7 @@ def test_the_command_fixes_the_threshold_before_it_runs(monkeypatch: pytest.Monk
         calls.append("fixed")
         return True
 
-    monkeypatch.setattr(verifier.inspect.apart, "fixed_mmap_threshold", fixed)
+    monkeypatch.setattr(verifier.record.apart, "fixed_mmap_threshold", fixed)
     monkeypatch.setattr(verifier.cli, "main", lambda: calls.append("main"))
     monkeypatch.setattr(gc, "disable", lambda: None)  # (the cli module's own gc)
     monkeypatch.setattr(os, "_exit", lambda code: calls.append(f"exit {code}"))

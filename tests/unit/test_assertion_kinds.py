@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context, EvalError
-from verifier.judge.records import Records
 from verifier.report import Read
 from verifier.transcripts.pairing import INTERRUPTED_MARKER
+from verifier.values.records import Records
 
 RECORDS: dict[str, Any] = {
     "a.json": {

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.jsonvalues import same_json
-from verifier.inspect.values import extract
+from verifier.values.extract import extract
 
 
 def _parsed(text: str) -> Any:
@@ -95,7 +95,7 @@ def test_the_documents_kept_share_the_manifest_s_names() -> None:
 def test_a_batch_holds_each_repeated_pass_message_once() -> None:
     from verifier.assertions.count import Count
     from verifier.assertions.unchanged import Unchanged
-    from verifier.judge.records import Records
+    from verifier.values.records import Records
 
     store = Records()
     counters = {"toolExecutions": 1, "gatewayRequests": 1}
@@ -283,8 +283,8 @@ def test_a_run_drops_the_listings_after_judging_integrity(archive: Any, monkeypa
 
 
 def test_a_large_spec_is_packed_in_parts_that_come_back_in_order(monkeypatch: Any) -> None:
-    from verifier.plan import packed
-    from verifier.plan.packed import PackedDocument
+    from verifier.values import packed
+    from verifier.values.packed import PackedDocument
 
     monkeypatch.setattr(packed, "WINDOW", 3)
     spec = {"a": 1, "assertions": [{"id": str(i), "x": [i, "s"]} for i in range(8)], "z": None}
@@ -307,7 +307,7 @@ def test_a_spec_s_repeated_text_is_held_compressed() -> None:
     the next: its packed parts are compressed, a fraction of what :mod:`marshal` writes."""
     import marshal
 
-    from verifier.plan.packed import WINDOW, PackedDocument
+    from verifier.values.packed import WINDOW, PackedDocument
 
     spec = {
         "assertions": [
@@ -330,7 +330,7 @@ def test_a_spec_s_repeated_text_is_held_compressed() -> None:
 
 
 def test_a_small_spec_or_other_document_is_packed_whole() -> None:
-    from verifier.plan.packed import WINDOW, PackedDocument
+    from verifier.values.packed import WINDOW, PackedDocument
 
     for value, key in (
         ({"assertions": [{"id": "a"}] * WINDOW}, "assertions"),
@@ -350,8 +350,8 @@ def test_the_run_judges_a_spec_in_parts_and_reports_the_same(
     the same report as the spec read whole."""
     from tests.tampered import tamper
     from verifier import pipeline
-    from verifier.judge.records import Records
-    from verifier.plan import packed
+    from verifier.values import packed
+    from verifier.values.records import Records
     from verifier.views.clean import dumps_clean
 
     tamper(archive)
@@ -377,8 +377,8 @@ def test_a_record_without_findings_holds_no_list_of_its_own() -> None:
     its transcript findings, not an empty list per record in the main process."""
     from pathlib import Path
 
-    from verifier.inspect.record import process_record
-    from verifier.inspect.schemas import prepare_validity
+    from verifier.record.check import process_record
+    from verifier.schema.bundle import prepare_validity
 
     root = Path(__file__).resolve().parents[2]
     contents = {f"schemas/{p.name}": p.read_bytes() for p in (root / "schemas").glob("*.json")}
@@ -397,11 +397,11 @@ def test_a_plain_record_is_held_as_its_values_alone_and_judged_the_same() -> Non
     import sys
 
     from verifier.findings import Finding
-    from verifier.inspect.record import RecordResult, held_form, judged_form
-    from verifier.inspect.values import Unresolved
-    from verifier.judge.records import Records
     from verifier.judge.validity import check_validity
-    from verifier.plan.needs import flat, flat_get
+    from verifier.record.check import RecordResult, held_form, judged_form
+    from verifier.values.extract import Unresolved
+    from verifier.values.needs import flat, flat_get
+    from verifier.values.records import Records
 
     values = {"/id": "pi_1", "#/items": 2, "/items": [1, 2], "/gone": Unresolved("no /gone")}
     plain = RecordResult((), (), True, 1, values)
@@ -421,7 +421,7 @@ def test_a_plain_record_is_held_as_its_values_alone_and_judged_the_same() -> Non
     ]
     assert all(held_form(r) is r for r in others)
 
-    from verifier.inspect.schemas import Prepared
+    from verifier.schema.bundle import Prepared
 
     prep = Prepared(True, "schemas", schema_count=1)
     results = {"a.json": plain, "b.json": others[0], "c.json": others[1], "d.json": others[2]}
@@ -483,7 +483,7 @@ def test_an_assertion_s_reads_name_files_by_the_report_s_own_strings(
     result's reads are named by the strings the report's file entries hold, not by copies
     kept to the end of the run (about 10 MB at 100,000 records)."""
     from verifier import pipeline
-    from verifier.plan import packed
+    from verifier.values import packed
 
     monkeypatch.setattr(packed, "WINDOW", 2)
     report = pipeline.verify(archive)
@@ -495,7 +495,7 @@ def test_an_assertion_s_reads_name_files_by_the_report_s_own_strings(
 
 
 def test_the_records_give_back_the_string_they_hold_for_a_path() -> None:
-    from verifier.judge.records import Records
+    from verifier.values.records import Records
 
     records = Records()
     name = "".join(["evidence/", "a.json"])  # (made here, not a constant of the test)
@@ -518,8 +518,8 @@ def test_the_records_results_are_packed_as_they_come_and_given_back_in_order(
     equal, in the order they came, with their paths (a path twice: its first place and its
     last result, as a table's update takes them)."""
     from verifier.inspect.gather import RecordLog
-    from verifier.inspect.record import RecordResult
-    from verifier.inspect.values import Unresolved
+    from verifier.record.check import RecordResult
+    from verifier.values.extract import Unresolved
 
     monkeypatch.setattr(RecordLog, "PART", 3)
     log = RecordLog()

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from verifier.assertions import KINDS, Context, Outcome
 from verifier.assertions.same_value import SameValue
 from verifier.judge.consistency import check_consistency
-from verifier.judge.records import Records
 from verifier.plan.spec import needs_of
 from verifier.report import AssertionStatus
+from verifier.values.records import Records
 
 SPEC = "evidence/assertions.json"
 A, B, C = "evidence/a.json", "evidence/b.json", "evidence/c.json"
@@ -342,8 +342,8 @@ def test_a_spec_judged_a_part_at_a_time_agrees_with_the_spec_read_whole(
     the same findings, counts and results as the spec read whole."""
     from unittest import mock
 
-    from verifier.plan import packed
-    from verifier.plan.packed import PackedDocument
+    from verifier.values import packed
+    from verifier.values.packed import PackedDocument
 
     spec = {"$schema": "x", "assertions": assertions, "transcripts": []}
     records = {A: a, B: b}

@@ -17,10 +17,10 @@ from verifier.assertions import KINDS, AssertionKind, Context, Outcome
 from verifier.findings import Finding
 from verifier.json.pointer import is_pointer
 from verifier.judge.consistency import check_consistency
-from verifier.judge.records import Records
-from verifier.plan.needs import Need
 from verifier.plan.spec import needs_of
 from verifier.report import AssertionResult, AssertionStatus
+from verifier.values.needs import Need
+from verifier.values.records import Records
 
 SPEC = "evidence/assertions.json"
 RECORDS: dict[str, Any] = {

@@ -35,8 +35,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import need_oracle, require_tool
+from verifier.manifest import format_line, normalize_name, parse_manifest
 from verifier.pipeline import Options, verify
-from verifier.plan.manifest import format_line, normalize_name, parse_manifest
 
 H = "0123456789abcdef" * 4
 HB = H.encode()

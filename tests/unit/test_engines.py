@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, require_module
-from verifier.inspect.schemas import Validators
+from verifier.schema.bundle import Validators
 
 require_module("jsonschema_rs")
 if os.environ.get("VERIFIER_ENGINE") == "reference":

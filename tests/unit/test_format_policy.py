@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.assertions import KINDS, Context
-from verifier.inspect.schemas import Validators
-from verifier.judge.records import Records
+from verifier.schema.bundle import Validators
 from verifier.schema.format_policy import ANNOTATION_ONLY, ASSERTED
 from verifier.schema.rfc3339 import instant, is_full_date, is_full_time, is_rfc3339
+from verifier.values.records import Records
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 FAST = os.environ.get("VERIFIER_ENGINE") != "reference"

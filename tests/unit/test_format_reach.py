@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from verifier.inspect.schemas import Validators, prepare_validity
+from verifier.schema.bundle import Validators, prepare_validity
 from verifier.schema.format_policy import DRAFT_2020_12, may_assert_format
 
 ROOT = Path(__file__).resolve().parents[2]

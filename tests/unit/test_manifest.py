@@ -1,4 +1,4 @@
-"""Unit and property tests of the manifest reader and writer (``verifier.plan.manifest``).
+"""Unit and property tests of the manifest reader and writer (``verifier.manifest``).
 
 The expected behaviour is GNU coreutils 9.1 ``sha256sum`` (see
 ``/work/shared/notes/sha256sum-format.md``); every expectation below that concerns the reader was
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.plan.manifest import (
+from verifier.manifest import (
     Entry,
     format_line,
     format_manifest,

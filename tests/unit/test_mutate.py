@@ -303,7 +303,7 @@ def test_check_consistency_only_matches_the_whole_run() -> None:
     """``only`` (the assertions that read a mutated record) gives each of those exactly its
     result in the whole run, a duplicated id included."""
     from verifier.judge.consistency import check_consistency
-    from verifier.judge.records import Records
+    from verifier.values.records import Records
 
     def equals(aid: str, value: int) -> dict[str, Any]:
         return {

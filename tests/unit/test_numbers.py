@@ -18,7 +18,7 @@ from verifier.assertions.interface import json_equal
 from verifier.json.numbers import JsonFloat, canonical, number_key
 from verifier.json.parse import loads_strict
 from verifier.json.write import _orjson_scalar, _walk, dumps, dumps_report
-from verifier.judge.records import Records
+from verifier.values.records import Records
 
 literals = st.builds(
     lambda sign, whole, frac, exp: f"{sign}{whole}{'.' + frac if frac else ''}{exp}",

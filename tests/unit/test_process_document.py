@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from verifier.findings import Finding
-from verifier.inspect.record import process_document, process_record
-from verifier.inspect.schemas import prepare_validity
+from verifier.record.check import process_document, process_record
+from verifier.schema.bundle import prepare_validity
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = "evidence/assertions.json"

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
 from verifier.json.pointer import EvalError, Glob, resolve_pointer
-from verifier.judge.records import Records
-from verifier.plan.needs import Need, NeedIndex, _literal_folder
+from verifier.values.extract import NOT_AN_ARRAY, Unresolved, extract
+from verifier.values.needs import Need, NeedIndex, _literal_folder
+from verifier.values.records import Records
 
 _SEGMENT = st.sampled_from(["a", "b", "c.json", "d.json", "evidence", "x"])
 _PATH = st.lists(_SEGMENT, min_size=1, max_size=4).map("/".join)

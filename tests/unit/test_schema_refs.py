@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import write_archive
 from verifier import verify
-from verifier.inspect.schemas import Validators, prepare_validity
 from verifier.schema import bounded_regex
+from verifier.schema.bundle import Validators, prepare_validity
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://verifier.invalid/schemas/"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
-from verifier.inspect.schemas import Validators
+from verifier.schema.bundle import Validators
 from verifier.schema.format_policy import ASSERTED
 
 SUITE = REPO / "tests" / "data" / "json-schema-test-suite"

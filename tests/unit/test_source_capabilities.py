@@ -15,7 +15,7 @@ import pytest
 
 from tests.archives import git_repo, tar_tree, zip_tree
 from tests.conftest import write_archive
-from verifier.plan.manifest import format_manifest
+from verifier.manifest import format_manifest
 from verifier.sources import open_source
 from verifier.sources.bagit import BagSource
 from verifier.sources.capabilities import (

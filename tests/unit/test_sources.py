@@ -20,8 +20,8 @@ import pytest
 from tests.archives import git_repo, snapshot, tar_tree, zip_tree
 from tests.conftest import require_module, write_archive
 from verifier import verify
+from verifier.manifest import format_manifest
 from verifier.pipeline import Options, UsageError, run
-from verifier.plan.manifest import format_manifest
 from verifier.report import Report
 from verifier.sources import Kind, Limits, open_source
 from verifier.sources.safety import EntryType, IndexBuilder, collision_key, member_name

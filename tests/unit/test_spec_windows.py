@@ -1,7 +1,7 @@
 """A large assertion spec read a window of its assertions at a time: the same value, needs and
 report as the spec read whole, never a finding of its own, and the whole read wherever the
 windows could say something different (verifier.json.parse.loads_in_windows,
-verifier.inspect.record.process_in_windows, verifier.plan.records.RecordPlan)."""
+verifier.record.check.process_in_windows, verifier.plan.records.RecordPlan)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 
 from tests.conftest import rewrite_manifest
 from tests.jsonvalues import same_json
-from verifier.inspect.schemas import windowed_schema
 from verifier.json import parse
 from verifier.json.parse import Given, loads_in_windows, loads_strict
+from verifier.schema.bundle import windowed_schema
 
 PARSED_THE_SAME = [
     '{"a": [1, 2, 3, 4, 5]}',
@@ -178,8 +178,9 @@ SPEC = "evidence/assertions.json"
 def _spy(monkeypatch: Any) -> list[bool]:
     """Read every spec in windows of two assertions; what each reading in windows gave
     (``True``: read so, ``False``: handed back to be read whole)."""
-    from verifier.inspect import record
-    from verifier.plan import packed, records
+    from verifier.plan import records
+    from verifier.record import check as record
+    from verifier.values import packed
 
     monkeypatch.setattr(records, "WINDOWED_FROM", 0)
     monkeypatch.setattr(packed, "WINDOW", 2)
@@ -318,7 +319,7 @@ def test_the_needs_and_containers_of_a_spec_read_in_windows_are_those_read_whole
 def test_a_spec_read_in_windows_never_holds_all_its_assertions_at_once() -> None:
     """The point of it: the parse's peak (traced allocations) with windows of 256 of 20,000
     assertions is well under half of the whole parse's."""
-    from verifier.plan.packed import pack_part
+    from verifier.values.packed import pack_part
 
     items = [
         {"id": f"a{i}", "kind": "same-value", "selects": [{"file": f"f{i}", "pointer": "/x"}]}

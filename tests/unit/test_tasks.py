@@ -18,12 +18,12 @@ from verifier.execute.registry import MIN_ITEMS
 from verifier.inspect.digest import Digest
 from verifier.inspect.gather import Facts, executor_name, inspect_all
 from verifier.inspect.inspect import FileFacts
-from verifier.inspect.record import RecordResult
 from verifier.pipeline import _digest_preread, open_location
 from verifier.plan.build import build_plan
 from verifier.plan.options import Options
 from verifier.plan.plan import Plan, Tasks
 from verifier.plan.task import FileTask
+from verifier.record.check import RecordResult
 from verifier.sources import Source
 from verifier.sources.capabilities import SizeHints, WorkerReads
 from verifier.sources.interface import Kind

@@ -11,7 +11,6 @@ import pytest
 
 from tests.conftest import REPO, rewrite_manifest
 from verifier.assertions import KINDS, Context
-from verifier.judge.records import Records
 from verifier.pipeline import verify
 from verifier.report import AssertionStatus
 from verifier.transcripts import SHAPES, UndetectableShape, detect
@@ -19,6 +18,7 @@ from verifier.transcripts.archive import check_transcript_records
 from verifier.transcripts.check import CannotRun, check_bytes, load
 from verifier.transcripts.pairing import INTERRUPTED_MARKER
 from verifier.transcripts.repair import repair_bytes
+from verifier.values.records import Records
 
 CASES = REPO / "tests" / "cases" / "transcripts"
 SEED = {shape: next((CASES / shape).glob("seed-004.json*")) for shape in SHAPES}

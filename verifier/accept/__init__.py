@@ -1,7 +1,5 @@
 """Acceptance: which findings a run counts. After the judges, before the views.
 
-* :mod:`~verifier.accept.selection`: ``--ignore`` and ``--select`` (codes checked against
-  :data:`verifier.findings.CODES` before anything is read);
 * :mod:`~verifier.accept.baseline`: the baseline file (``--baseline``, ``--write-baseline``);
 * :mod:`~verifier.accept.apply`: the report with accepted findings moved out of the counted
   ones, each kept, marked with why, and counted; a baseline entry that matched nothing is a

@@ -18,9 +18,9 @@ from collections import Counter
 from dataclasses import replace
 
 from verifier.accept.baseline import Baseline, Entry, Key, Subjects
-from verifier.accept.selection import Selection
 from verifier.findings import CODES, Finding, Stage, a_or_an
 from verifier.report import Acceptance, Accepted, Report
+from verifier.values.selection import Selection
 
 UNMATCHED = "baseline.unmatched"
 NO_DIGEST = "baseline.no-digest"

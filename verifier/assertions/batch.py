@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from verifier.json.pointer import is_pointer
-from verifier.judge.records import MISS
 from verifier.report import Read
+from verifier.values.records import MISS
 
 #: a pass found by the batch path: its message and the reads, deduplicated, in read order
 Quick = tuple[str, tuple[Read, ...]]

@@ -25,8 +25,8 @@ from verifier.assertions.interface import (
     selector_pointers,
 )
 from verifier.json.numbers import canonical
-from verifier.judge.records import Records
 from verifier.report import Read
+from verifier.values.records import Records
 
 _BOUNDS = ("equals", "min", "max")
 _new = tuple.__new__

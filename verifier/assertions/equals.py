@@ -16,7 +16,7 @@ from verifier.assertions.interface import (
     selectors_well_formed,
     show,
 )
-from verifier.judge.records import Records
+from verifier.values.records import Records
 
 
 def _quick(

@@ -19,9 +19,9 @@ from verifier.assertions.batch import Quick
 from verifier.json.numbers import numbers_equal
 from verifier.json.pointer import EvalError, Glob, is_pointer, resolve_pointer
 from verifier.json.pointer import quote as _json_quote
-from verifier.judge.records import Records
-from verifier.plan.needs import Need, selectors_in
 from verifier.report import AssertionStatus, Read
+from verifier.values.needs import Need, selectors_in
+from verifier.values.records import Records
 
 VACUOUS = "assertion.vacuous"
 

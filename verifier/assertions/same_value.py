@@ -19,8 +19,8 @@ from verifier.assertions.interface import (
     show,
     where,
 )
-from verifier.judge.records import Records
 from verifier.report import Read
+from verifier.values.records import Records
 
 
 class SameValue(AssertionKind):

@@ -26,8 +26,8 @@ from verifier.assertions.interface import (
     quote,
     show,
 )
-from verifier.judge.records import Records
 from verifier.report import Read
+from verifier.values.records import Records
 
 
 class Unchanged(AssertionKind):

@@ -7,12 +7,12 @@ import os
 
 from verifier.atomicwrite import write_atomic
 from verifier.errors import UsageError
+from verifier.manifest import format_manifest, normalize_name, parse_manifest
 from verifier.plan.locate import (
     MAX_MANIFEST_BYTES,
     _relative_inside,
     manifest_path,
 )
-from verifier.plan.manifest import format_manifest, normalize_name, parse_manifest
 from verifier.plan.scope import ALWAYS_EXCLUDED, ROOT_FILES, default_scope
 from verifier.sources import DirectorySource, Kind, Source, SourceError, open_source
 from verifier.sources.capabilities import WalkErrors

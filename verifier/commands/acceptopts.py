@@ -64,8 +64,8 @@ def acceptance_options(
     :class:`~verifier.errors.UsageError` (exit 2) for an unknown code, an unreadable or
     invalid baseline, or a --write-baseline path that an --output also names."""
     from verifier.accept.baseline import read_baseline
-    from verifier.accept.selection import parse_codes
     from verifier.errors import UsageError
+    from verifier.values.selection import parse_codes
 
     ignored = parse_codes(ignore or (), "--ignore")
     selected = None if select is None else parse_codes(select, "--select")
@@ -98,8 +98,8 @@ def rewrite_baseline(report: Report, path: Path) -> Report:
     about, then return the report with it applied."""
     from verifier.accept.apply import ABOUT_BASELINE, accept
     from verifier.accept.baseline import Baseline, Subjects, render_baseline
-    from verifier.accept.selection import Selection
     from verifier.commands.output import write
+    from verifier.values.selection import Selection
 
     accepted = report.acceptance
     findings = [f for f in report.findings if f.code not in ABOUT_BASELINE]

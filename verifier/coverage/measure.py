@@ -20,8 +20,8 @@ from verifier.coverage.report import CoverageReport, Excuse, FileCoverage, Leaf,
 from verifier.findings import Finding, Severity
 from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.judge.catalogue import catalogue_cells
-from verifier.plan.needs import CATALOGUE
 from verifier.report import Report
+from verifier.values.needs import CATALOGUE
 from verifier.version import __version__
 
 PROVENANCE_REASON = "provenance: who made the record and how, not a claim the spec tests"

@@ -2,7 +2,7 @@
 
 For each covered leaf (:class:`LeafStatus.COVERED`) one mutant: the value replaced by the
 first of a few values of the same JSON type (:mod:`verifier.coverage.candidates`) that the
-validity stage's own code accepts (:func:`verifier.inspect.record.process_record`: the mutated
+validity stage's own code accepts (:func:`verifier.record.check.process_record`: the mutated
 record's bytes parsed strictly, validated against its declared schema). The mutant is then
 judged against the unmutated archive: *killed* when an assertion that passed no longer does,
 or a transcript check or a catalogue cell gains a finding; otherwise *survived* (a
@@ -53,16 +53,16 @@ from verifier.coverage.scratch import Scratch
 from verifier.execute import create
 from verifier.execute.interface import BATCH_WEIGHT
 from verifier.findings import Finding
-from verifier.inspect.record import process_record
-from verifier.inspect.schemas import is_schema_path
 from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.json.write import dumps
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, repeated_ids, unread_reasons
-from verifier.judge.records import Records
 from verifier.pipeline import Options, Run, open_location
 from verifier.plan.records import RecordPlan
+from verifier.record.check import process_record
 from verifier.report import AssertionResult, Report
+from verifier.schema.bundle import is_schema_path
+from verifier.values.records import Records
 
 
 def _shallow(node: Any) -> Any:

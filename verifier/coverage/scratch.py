@@ -19,9 +19,9 @@ from dataclasses import replace
 
 from verifier.coverage.report import killed_by
 from verifier.errors import UsageError
+from verifier.manifest import parse_manifest
 from verifier.pipeline import Options, Run, open_location, run
 from verifier.plan.locate import find_manifest
-from verifier.plan.manifest import parse_manifest
 from verifier.report import Report
 from verifier.sources.capabilities import layout_of
 

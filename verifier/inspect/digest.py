@@ -37,18 +37,6 @@ class Digest(NamedTuple):
         return dict(self.others).get(algorithm)
 
 
-def pack_sha256(text: str | None) -> str | bytes | None:
-    """A SHA-256 as it is pickled compactly: a lowercase 64-digit hex digest as its 32 bytes
-    (``bytes.hex()`` gives it back exactly), anything else as it is."""
-    if type(text) is not str or len(text) != 64:
-        return text
-    try:
-        raw = bytes.fromhex(text)
-    except ValueError:
-        return text
-    return raw if raw.hex() == text else text
-
-
 VARIANT_CAP = 1 << 20  # text files up to this size get line-ending variants only on mismatch
 _WHOLE = 1 << 20  # files up to this size (by their size before the read) are read in one call
 

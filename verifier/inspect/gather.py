@@ -21,9 +21,9 @@ from verifier.inspect import inspect as inspecting
 from verifier.inspect.carried import Carried, CarriedOpener, carry
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
-from verifier.inspect.record import held_form
 from verifier.plan.plan import Tasks, weight
 from verifier.plan.task import FileTask
+from verifier.record.check import held_form
 from verifier.sources.capabilities import ReadChecks, WorkerReads
 from verifier.sources.interface import Source
 from verifier.sources.openers import LiveOpener

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes, pack_sha256
-from verifier.inspect.record import RecordResult, process_container, process_record
-from verifier.inspect.schemas import Prepared
-from verifier.plan.task import FileTask
+from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes
+from verifier.plan.task import FileTask, pack_sha256
+from verifier.record.check import RecordResult, process_container, process_record
+from verifier.schema.bundle import Prepared
 from verifier.sources.interface import Stream
 
 
@@ -82,7 +82,7 @@ def inspect(
 ) -> FileFacts:
     """The facts of one file: from ``stream`` if given (a source read in one pass), else
     opened through the context's opener (``shared``: see
-    :func:`~verifier.inspect.values.extract`)."""
+    :func:`~verifier.values.extract.extract`)."""
     keep = task.role != "other"
     checks: tuple[tuple[str, str], ...] = ()
     try:

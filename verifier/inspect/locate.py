@@ -2,7 +2,7 @@
 a catalogue cell's): a second, bounded read of only the files that have such findings,
 checked against the digest the first read computed. A record's own findings (its parse, its
 schema, its transcript) are placed where it was parsed, from the bytes in hand
-(:mod:`verifier.inspect.record`), without a second read.
+(:mod:`verifier.record.check`), without a second read.
 
 Why a second read, against the pipeline's "one read per file" rule: that rule exists so that
 the bytes hashed are the bytes parsed and judged. Keeping every record's bytes until the end
@@ -27,8 +27,8 @@ import hashlib
 from dataclasses import replace
 
 from verifier.findings import Finding
-from verifier.inspect.place import unplaced, with_position
 from verifier.json.positions import positions
+from verifier.record.place import unplaced, with_position
 from verifier.report import Report
 from verifier.sources.interface import Source, Stream
 

@@ -11,7 +11,7 @@ from verifier.assertions import EvalError
 from verifier.assertions.interface import plain
 from verifier.findings import Finding
 from verifier.json.pointer import resolve_pointer
-from verifier.judge.records import Records
+from verifier.values.records import Records
 
 _CELL_GROUPS = ("counts", "outcomes", "readbacks")
 

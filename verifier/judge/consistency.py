@@ -30,9 +30,9 @@ from verifier.assertions.batch import Quick
 from verifier.assertions.interface import plain, pointers_well_formed, quote
 from verifier.findings import Finding, Stage
 from verifier.json.pointer import is_pointer, pointer_problem
-from verifier.judge.records import Records, UndeclaredRead
 from verifier.plan.cases import entry_pointer, findings_of
 from verifier.report import AssertionResult, AssertionStatus, FileEntry, Read, StageResult
+from verifier.values.records import Records, UndeclaredRead
 
 INTERNAL_ERROR = "assertion.internal-error"
 

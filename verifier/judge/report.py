@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
-from verifier.inspect.record import judged_form
-from verifier.inspect.schemas import is_schema_path
 from verifier.judge.cascade import link_causes, relate_entries
 from verifier.judge.catalogue import check_catalogue
 from verifier.judge.consistency import check_consistency, unread_reasons
 from verifier.judge.hints import Hinter, index_names
 from verifier.judge.integrity import IntegrityOutcome, ReadListed, judge_manifest
 from verifier.judge.merge import _algorithms_note, _all_listed, _merge
-from verifier.judge.records import Records
 from verifier.judge.validity import check_validity
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.plan import Plan
+from verifier.record.check import judged_form
 from verifier.report import AssertionResult, FileEntry, Read, Report, StageResult
+from verifier.schema.bundle import is_schema_path
 from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import Source
+from verifier.values.records import Records
 from verifier.version import __version__
 
 if TYPE_CHECKING:

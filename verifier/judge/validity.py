@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from verifier.findings import Stage
-from verifier.inspect.record import RecordResult, judged_form
-from verifier.inspect.schemas import Prepared
-from verifier.judge.records import Records
-from verifier.plan.needs import Flat
+from verifier.record.check import RecordResult, judged_form
 from verifier.report import StageResult
+from verifier.schema.bundle import Prepared
+from verifier.values.needs import Flat
+from verifier.values.records import Records
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypedDict, Unpack
 
 from verifier.findings import Finding
-from verifier.plan.manifest import ParsedManifest, normalize_name, parse_manifest, unsafe_reason
+from verifier.manifest import ParsedManifest, normalize_name, parse_manifest, unsafe_reason
 from verifier.plan.scope import (
     _in_scope,
     _walk_start,

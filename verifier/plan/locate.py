@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from verifier.errors import UsageError
 from verifier.findings import Finding
-from verifier.plan.manifest import normalize_name
+from verifier.manifest import normalize_name
 from verifier.sources import DirectorySource, Kind, Source
 from verifier.sources.capabilities import layout_of
 from verifier.sources.directory import NotRegularError, read_regular

@@ -8,9 +8,10 @@ from typing import Any
 from verifier.authenticity.interface import Trust
 from verifier.errors import UsageError
 from verifier.execute.registry import EXECUTORS
-from verifier.plan.needs import CATALOGUE
 from verifier.plan.spec import DEFAULT_SPEC
 from verifier.sources import Limits
+from verifier.values.needs import CATALOGUE
+from verifier.values.selection import CHECK_CODES, parse_codes
 
 STAGES = ("integrity", "validity", "consistency")
 
@@ -70,8 +71,6 @@ def check_options(options: Options) -> None:
     if options.executor != "auto" and options.executor not in EXECUTORS:
         choices = ", ".join(("auto", *EXECUTORS))
         raise UsageError(f"--executor {options.executor}: not one of {choices}")
-    from verifier.accept.selection import CHECK_CODES, parse_codes
-
     parse_codes(sorted(options.ignore), "--ignore", CHECK_CODES)  # raises for an unknown code
     parse_codes(sorted(options.select or ()), "--select", CHECK_CODES)
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from verifier.authenticity.interface import SignatureFile
 from verifier.findings import Finding
 from verifier.plan.entries import ManifestPlan, take_walk
-from verifier.plan.needs import Wants
 from verifier.plan.records import RecordPlan
 from verifier.plan.task import FileTask
 from verifier.sources.capabilities import PendingWalk, SizeHints, WorkerReads
 from verifier.sources.interface import Kind, Layout
+from verifier.values.needs import Wants
 
 if TYPE_CHECKING:
     from verifier.sources.interface import Source

@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.inspect.place import place_each
-from verifier.inspect.record import RecordResult, process_document, process_in_windows
-from verifier.inspect.schemas import Prepared, is_schema_path, prepare_validity
 from verifier.json.pointer import Glob
-from verifier.plan import packed as packing
 from verifier.plan.cases import MAX_INSTANCES, META, expanded, has_rules
-from verifier.plan.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
-from verifier.plan.packed import PackedDocument, pack_part
 from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
+from verifier.record.check import RecordResult, process_document, process_in_windows
+from verifier.record.place import place_each
+from verifier.schema.bundle import Prepared, is_schema_path, prepare_validity
+from verifier.values import packed as packing
+from verifier.values.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
+from verifier.values.packed import PackedDocument, pack_part
 
 ASSERTIONS = "assertions"  # the spec's array of assertions
 #: a spec of this many bytes or more is read a window of its assertions at a time
@@ -217,7 +217,7 @@ class RecordPlan:
         self, records: dict[str, bytes], names: dict[str, str]
     ) -> tuple[NeedIndex | None, dict[str, Any] | None]:
         """A large spec read a window of its assertions at a time
-        (:func:`~verifier.inspect.record.process_in_windows`): each window's needs indexed
+        (:func:`~verifier.record.check.process_in_windows`): each window's needs indexed
         and the window packed as it is read, so that its objects are never all alive at once
         (at 100,000 records they took 64 MB beside the spec's 33 MB text, the run's peak;
         its 200,000 needs, 16 MB). The index of its needs and its members other than the
@@ -248,7 +248,7 @@ class RecordPlan:
 
     def pack(self) -> None:
         """Pack the kept documents while nothing reads them (from when the need index is
-        made until the records are judged; :mod:`verifier.plan.packed`): a parsed spec's
+        made until the records are judged; :mod:`verifier.values.packed`): a parsed spec's
         objects take about four times the bytes of their packed form, held while the
         workers run. The spec's assertions are packed in parts, which the consistency stage
         unpacks one at a time. A document :mod:`marshal` cannot write as it is (a number

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import verifier.assertions as registry
-from verifier.plan.needs import DEFAULT_SPEC, Need
+from verifier.values.needs import DEFAULT_SPEC, Need
 
 
 def needs_of(spec: Any) -> Iterator[Need]:

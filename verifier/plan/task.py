@@ -14,13 +14,24 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from verifier.inspect.digest import pack_sha256
-from verifier.plan.needs import Wants
+from verifier.values.needs import Wants
 
 #: what a file is to the run: ``record`` (parsed, validated, values extracted), ``schema``,
 #: ``document`` (a record kept whole: the assertion spec, the case catalogue, read first),
 #: ``other`` (hashed only)
 ROLES = ("record", "schema", "document", "other")
+
+
+def pack_sha256(text: str | None) -> str | bytes | None:
+    """A SHA-256 as it is pickled compactly: a lowercase 64-digit hex digest as its 32 bytes
+    (``bytes.hex()`` gives it back exactly), anything else as it is."""
+    if type(text) is not str or len(text) != 64:
+        return text
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        return text
+    return raw if raw.hex() == text else text
 
 
 class FileTask(NamedTuple):

@@ -3,7 +3,7 @@ writes (the check report, the transcript report, the coverage report, the outcom
 audit record, the in-toto statement), what it reads from its user (the baseline) and the
 record schema it defines for harness containers. None of them is part of an archive: an
 archive's records are validated only against the archive's own ``schemas/``
-(:mod:`verifier.inspect.schemas`), so an archive that keeps harness containers as records
+(:mod:`verifier.schema.bundle`), so an archive that keeps harness containers as records
 copies ``transcript-container.schema.json`` into its ``schemas/``.
 
 Their ``$id`` is ``https://verifier.invalid/schemas/<file name>``, as an archive's schemas'.

@@ -24,7 +24,7 @@ _BAG_MANIFEST = re.compile(r"(?:\./)?(?:tag)?manifest-[a-z0-9]+\.txt")
 
 def _in_payload(manifest: str) -> str:
     """Where a named manifest is in a bag's payload (a bag whose payload is an archive)."""
-    from verifier.plan.manifest import normalize_name
+    from verifier.manifest import normalize_name
     from verifier.sources.bagit import PAYLOAD
 
     name = normalize_name(manifest.replace(os.sep, "/"))

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.findings import Finding
-from verifier.plan.manifest import Entry, Malformed, ParsedManifest, normalize_name
+from verifier.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.report import FileEntry
 from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import C, Kind, Layout, Source, Stream

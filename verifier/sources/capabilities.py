@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from verifier.findings import Finding
-    from verifier.plan.manifest import ParsedManifest
+    from verifier.manifest import ParsedManifest
     from verifier.report import FileEntry
 
 

@@ -18,8 +18,8 @@ from verifier.assertions.interface import EvalError, resolve_pointer
 from verifier.findings import Finding, Severity, Stage
 from verifier.json.numbers import canonical
 from verifier.json.write import dumps
-from verifier.plan.needs import CATALOGUE
 from verifier.report import AssertionStatus, Report, StageStatus
+from verifier.values.needs import CATALOGUE
 
 DEFAULT_CATALOGUE = CATALOGUE
 NOT_RECORDED = "not recorded"

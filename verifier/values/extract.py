@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.json.pointer import EvalError, resolve_pointer
-from verifier.plan.needs import Extracted, Wants
+from verifier.values.needs import Extracted, Wants
 
 
 @dataclass(frozen=True, slots=True)

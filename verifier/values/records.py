@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from verifier.inspect.values import NOT_AN_ARRAY, Unresolved, extract
 from verifier.json.pointer import EvalError, resolve_pointer
-from verifier.plan.needs import Extracted, Flat, Need, NeedIndex, flat, flat_get
-from verifier.plan.packed import PackedDocument
+from verifier.values.extract import NOT_AN_ARRAY, Unresolved, extract
+from verifier.values.needs import Extracted, Flat, Need, NeedIndex, flat, flat_get
+from verifier.values.packed import PackedDocument
 
 
 class UndeclaredRead(EvalError):

@@ -7,18 +7,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from verifier.findings import Finding
-from verifier.inspect.apart import on_own_thread
-from verifier.inspect.place import place_in
-from verifier.inspect.schemas import Prepared, _parse
-from verifier.inspect.values import extract
 from verifier.json.parse import Given, loads_in_windows
-from verifier.plan.needs import Extracted, Flat, Wants, flat
+from verifier.record.apart import on_own_thread
+from verifier.record.place import place_in
+from verifier.schema.bundle import Prepared, _parse
 from verifier.transcripts.archive import (
     CONTAINER_SCHEMA,
     RECORD_KIND,
     check_container_file,
     check_transcript_record,
 )
+from verifier.values.extract import extract
+from verifier.values.needs import Extracted, Flat, Wants, flat
 
 
 class RecordResult(NamedTuple):
@@ -35,7 +35,7 @@ class RecordResult(NamedTuple):
 def held_form(result: RecordResult) -> RecordResult | Flat:
     """What the main process holds of a record's result until it is judged: a plain one
     (parsed, validated against one schema, no finding of either kind) as its extracted
-    values alone, flat (:data:`~verifier.plan.needs.Flat`; ``()`` for none): 56 bytes for
+    values alone, flat (:data:`~verifier.values.needs.Flat`; ``()`` for none): 56 bytes for
     one value, where the result and its dict took 272 (about 22 MB at 100,000 records).
     Any other result as it is; :func:`judged_form` gives the result back."""
     if result[0] or result[1] or not result[2] or result[3] != 1:
@@ -64,7 +64,7 @@ def process_record(
     transcript, and extract the values at ``wants``. Returns the result and, with ``keep``,
     the parsed value (``None`` otherwise, or if it did not parse); a kept value's strings
     are shared through ``strings`` (see :func:`~verifier.json.parse.loads_strict`), the
-    extracted objects through ``shared`` (see :func:`~verifier.inspect.values.extract`);
+    extracted objects through ``shared`` (see :func:`~verifier.values.extract.extract`);
     ``parsed``: the value and findings of a parse made already."""
     if parsed is not None:  # (parsed already, by process_document)
         value, findings = parsed
@@ -112,7 +112,7 @@ def process_document(
     validators = prep.validators
     if validators is not None:
         # on a thread of its own: the fast validator's copy of a large document is let go
-        # with the thread, not kept to the end of the run (see verifier.inspect.apart)
+        # with the thread, not kept to the end of the run (see verifier.record.apart)
         more, checked = on_own_thread(lambda: validators.record(path, value))
         found.extend(more)
         transcript = check_transcript_record(path, value) or _NONE
@@ -130,7 +130,7 @@ def process_in_windows(
 ) -> tuple[RecordResult, dict[str, Any]] | None:
     """A large document kept for the run (the assertion spec) read a window of its array
     ``key`` at a time (:func:`~verifier.json.parse.loads_in_windows`): each window
-    validated (:meth:`~verifier.inspect.schemas.Validators.windowed`), then handed to
+    validated (:meth:`~verifier.schema.bundle.Validators.windowed`), then handed to
     ``take`` (which keeps what it needs of it, packed, or says ``False``), and let go; the
     result and the document's other members (``key`` holding ``[]``) are returned. Only a
     document whose every window and whose members pass is read so, as nothing about it is
