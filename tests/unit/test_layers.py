@@ -52,7 +52,6 @@ KNOWN_BACK: frozenset[tuple[str, str]] = frozenset(
         ("plan", "inspect"),  # plan.records prepares documents with inspect's functions
         ("plan", "accept"),  # plan.options checks --ignore/--select with accept.selection
         ("sources", "plan"),  # the manifest parser (a bag's manifests) lives in plan
-        ("report", "judge"),  # the report carries judge.records' value store to the views
         ("report", "plan"),  # the spec's and catalogue's default names, from plan.needs
     }
 )

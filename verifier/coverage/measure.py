@@ -20,6 +20,7 @@ from verifier.coverage.report import CoverageReport, Excuse, FileCoverage, Leaf,
 from verifier.findings import Finding, Severity
 from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.judge.catalogue import catalogue_cells
+from verifier.judge.records import Records
 from verifier.plan.needs import CATALOGUE
 from verifier.report import Report
 from verifier.version import __version__
@@ -253,6 +254,7 @@ def _classify(
 
 def measure(
     report: Report,
+    records: Records,
     source: str,
     spec_path: str,
     records_dir: str,
@@ -260,11 +262,11 @@ def measure(
     documents: tuple[str, ...] = (CATALOGUE,),
     fail_under: float | None = None,
 ) -> CoverageReport:
-    """The coverage of the assertion spec and the catalogue over ``report``'s records; the
-    report must come from a run that kept every record whole (``Options.whole``)."""
+    """The coverage of the assertion spec and the catalogue over ``report``'s ``records``
+    (:attr:`verifier.pipeline.Run.records`); the run must have kept every record whole
+    (``Options.whole``)."""
     content = report.content_root
     prefix = content + "/" if content else ""
-    records = report.records
     spec = records.document(prefix + spec_path)
     catalogue_path = next((d for d in documents if d != spec_path), None)
     catalogue = records.document(prefix + catalogue_path) if catalogue_path else None

@@ -16,7 +16,7 @@ from verifier.inspect.gather import Facts
 from verifier.inspect.record import judged_form
 from verifier.inspect.schemas import is_schema_path
 from verifier.judge.cascade import link_causes, relate_entries
-from verifier.judge.catalogue import check_catalogue
+from verifier.judge.catalogue import check_catalogue, select_values
 from verifier.judge.consistency import check_consistency, unread_reasons
 from verifier.judge.hints import Hinter, index_names
 from verifier.judge.integrity import IntegrityOutcome, ReadListed, judge_manifest
@@ -24,8 +24,9 @@ from verifier.judge.merge import _algorithms_note, _all_listed, _merge
 from verifier.judge.records import Records
 from verifier.judge.validity import check_validity
 from verifier.plan.entries import ManifestPlan
+from verifier.plan.needs import CATALOGUE
 from verifier.plan.plan import Plan
-from verifier.report import AssertionResult, FileEntry, Read, Report, StageResult
+from verifier.report import AssertionResult, FileEntry, Read, Report, SignatureCheck, StageResult
 from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import Source
 from verifier.version import __version__
@@ -113,9 +114,17 @@ def judge_integrity(
 
 
 def judge_records(
-    plan: Plan, facts: Facts, integrity: IntegrityOutcome, options: Options
-) -> Report:
-    """Validity and consistency from the records' results, and the report."""
+    plan: Plan,
+    facts: Facts,
+    integrity: IntegrityOutcome,
+    options: Options,
+    authenticity: StageResult,
+    signatures: list[SignatureCheck],
+) -> tuple[Report, Records]:
+    """Validity and consistency from the records' results, and the report (with the
+    ``authenticity`` stage judged before) and what the stages kept of the parsed records,
+    by the report's paths (the assertion spec and the case catalogue whole, of every other
+    record the values the assertions and the catalogue select)."""
     records = plan.records
     results: dict[str, Any] = dict(records.results)
     results.update(facts.records.items())  # (in the order they came)
@@ -176,6 +185,8 @@ def judge_records(
         _rebase(validity.stage, content)
         _rebase(consistency, content)
         assertions = _rebase_assertions(assertions, content)
+    kept = validity.records.rebased(content)
+    judged = options.documents[0] if options.documents else None
     report = Report(
         tool_version=__version__,
         manifest=plan.label,
@@ -185,15 +196,18 @@ def judge_records(
         consistency=consistency,
         files=integrity.files,
         assertions=assertions,
-        records=validity.records.rebased(content),
+        selected=select_values(validity.records, judged or CATALOGUE, tuple(kept)),
         content_root=content,
         spec=options.assertions,
-        catalogue=options.documents[0] if options.documents else None,
+        catalogue=judged,
+        manifest_sha256=plan.manifest_sha256 or None,  # (a baseline's entries need it)
+        authenticity=authenticity,
+        signatures=signatures,
     )
     if "consistency" in stages:  # an assertion's finding on a record names its spec entry
-        relate_entries(report, report.content_path(options.assertions))
-    link_causes(report)  # a finding caused by an earlier one names it (cascade control)
-    return report
+        relate_entries(report, kept, report.content_path(options.assertions))
+    link_causes(report, kept)  # a finding caused by an earlier one names it (cascade control)
+    return report, kept
 
 
 def _record_count(
