@@ -139,7 +139,7 @@ def _run_one(source: Source, root: str, options: Options) -> Run:
 
 def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
-    authenticity, signatures = judge_authenticity(
+    signed = judge_authenticity(
         plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
     )
     plan.signed = b""
@@ -173,7 +173,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     facts.errors.clear()
     plan.drop_listings()  # (nor what the manifests list: the file entries say it now)
     announce(options.progress, "assertions")
-    report, kept = judge_records(plan, facts, integrity, options, authenticity, signatures)
+    report, kept = judge_records(plan, facts, integrity, options, signed)
     place_findings(report, source)  # line and column of pointers, in files with findings
     report = _accept(report, options)
     per_file = source.capability(FileDetails)

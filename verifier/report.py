@@ -324,11 +324,9 @@ class SignatureCheck:
 
 @dataclass(frozen=True, slots=True)
 class Selected:
-    """What the views read of the records, taken where they were judged (a report holds no
-    value store): the paths of the records that parsed (sorted, as the report names them),
-    the case catalogue's document as parsed (``None``: none, or it did not parse), and what
-    each selector of its cells selects, by ``(file, pointer)`` as the catalogue names them:
-    the value, or why there is none."""
+    """What the views read of the records, taken as they were judged: the parsed records'
+    paths (sorted), the case catalogue as parsed (``None``: none, or not parsed), and what
+    each selector of its cells selects, by ``(file, pointer)``: the value, or why none."""
 
     parsed: tuple[str, ...] = ()
     catalogue: Any = None
@@ -336,20 +334,17 @@ class Selected:
     unresolved: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def resolve(self, file: str, pointer: Any) -> Any:
-        """The value the selector ``(file, pointer)`` selects (``file`` a parsed record).
-        Raises :class:`EvalError` if it selects nothing."""
-        if not isinstance(pointer, str):
-            raise EvalError("a JSON pointer must be a string")
-        if (file, pointer) in self.unresolved:
-            raise EvalError(self.unresolved[file, pointer])
+        """What ``(file, pointer)`` selects (``file`` parsed); :class:`EvalError` if nothing."""
+        why = self.unresolved.get((file, pointer)) if isinstance(pointer, str) else ""
+        if why is not None:
+            raise EvalError(why or "a JSON pointer must be a string")
         return self.values[file, pointer]
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
     """The result of one verification run, built once. Every output format renders this
-    (how: ``--fail-on``, the CI path prefix, ``--all-blocked``, are the views' settings,
-    :class:`verifier.views.interface.RenderSettings`, not the report's)."""
+    (how, ``--fail-on`` among it, is the views' ``RenderSettings``, not the report's)."""
 
     tool_version: str
     manifest: str
@@ -359,8 +354,7 @@ class Report:
     consistency: StageResult
     files: list[FileEntry] = field(default_factory=list)
     assertions: list[AssertionResult] = field(default_factory=list)
-    # what the views read of the parsed records (which parsed, what the case catalogue's
-    # cells select); not serialised
+    # what the views read of the parsed records; not serialised
     selected: Selected = field(default_factory=Selected, repr=False)
     # The folder of the source that records, the assertion spec and the case catalogue name
     # files relative to ("data" in a bag, the --base folder); "" for the root. Not serialised.
@@ -419,10 +413,8 @@ class Report:
         return not self.fails()
 
     def verdict(self, fail_on: Severity = Severity.ERROR) -> str:
-        """The run's verdict as the views write it, the one rule the exit code follows too
-        (:meth:`fails`): ``failed`` when a counted finding reaches ``fail_on``
-        (``--fail-on``; accepted findings are not counted, each view says they were
-        accepted), else ``passed``."""
+        """The run's verdict, the one rule of the views and the exit code (:meth:`fails`):
+        ``failed`` when a counted (not accepted) finding reaches ``fail_on``, else ``passed``."""
         return "failed" if self.fails(fail_on) else "passed"
 
     def failing(self, fail_on: Severity) -> list[Finding]:
@@ -430,10 +422,9 @@ class Report:
         return [f for f in self.findings if f.severity.reaches(fail_on)]
 
     def stage_status(self, stage: StageResult, fail_on: Severity) -> StageStatus:
-        """``stage``'s status as the views show it beside the verdict: ``failed`` when it has
-        a finding that fails the run (the verdict's rule, a stage at a time: a warning under
-        ``--fail-on warning`` too), else its own status (the JSON report's
-        ``stages[].status`` stays the stage's own: errors)."""
+        """``stage``'s status as the views show it beside the verdict: ``failed`` when a
+        finding of it reaches ``fail_on`` (the verdict's rule, a stage at a time), else its
+        own (the JSON report's ``stages[].status``: errors)."""
         failed = any(f.severity.reaches(fail_on) for f in stage.findings)
         return StageStatus.FAILED if failed else stage.status
 

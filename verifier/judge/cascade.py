@@ -110,8 +110,11 @@ def relate_entries(report: Report, records: Records, spec_path: str) -> int:
             shell = records.shell(spec_path) or {}
         entry = entry_pointer(shell, index)
         marked[finding] = replace(finding, related=Related(spec_path, entry))
-    if not marked:
-        return 0
+    return _mark(report, marked)
+
+
+def _mark(report: Report, marked: dict[Finding, Finding]) -> int:
+    """Each finding of ``marked`` replaced, in the stage and in its assertion; how many."""
     report.consistency.findings[:] = [marked.get(f, f) for f in report.consistency.findings]
     report.assertions[:] = [
         replace(a, finding=marked[a.finding]) if a.finding in marked else a
@@ -146,14 +149,7 @@ def link_causes(report: Report, records: Records) -> int:
             continue
         first = min(found, key=lambda f: (_order.get(f.stage, 2), f.sort_key()))
         marked[finding] = replace(finding, cause=cause_of(first))
-    if not marked:
-        return 0
-    report.consistency.findings[:] = [marked.get(f, f) for f in report.consistency.findings]
-    report.assertions[:] = [
-        replace(a, finding=marked[a.finding]) if a.finding in marked else a
-        for a in report.assertions
-    ]
-    return len(marked)
+    return _mark(report, marked)
 
 
 __all__ = ["cause_of", "link_causes", "relate_entries"]

@@ -31,6 +31,8 @@ from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import Source
 from verifier.version import __version__
 
+Signed = tuple[StageResult, list[SignatureCheck]]  # the authenticity stage, its signatures
+
 if TYPE_CHECKING:
     from verifier.plan.options import Options
     from verifier.plan.records import RecordPlan
@@ -114,17 +116,10 @@ def judge_integrity(
 
 
 def judge_records(
-    plan: Plan,
-    facts: Facts,
-    integrity: IntegrityOutcome,
-    options: Options,
-    authenticity: StageResult,
-    signatures: list[SignatureCheck],
+    plan: Plan, facts: Facts, integrity: IntegrityOutcome, options: Options, signed: Signed
 ) -> tuple[Report, Records]:
-    """Validity and consistency from the records' results, and the report (with the
-    ``authenticity`` stage judged before) and what the stages kept of the parsed records,
-    by the report's paths (the assertion spec and the case catalogue whole, of every other
-    record the values the assertions and the catalogue select)."""
+    """Validity and consistency from the records' results; the report (``signed``: its
+    authenticity stage and signatures) and the records the stages kept, by its paths."""
     records = plan.records
     results: dict[str, Any] = dict(records.results)
     results.update(facts.records.items())  # (in the order they came)
@@ -201,8 +196,8 @@ def judge_records(
         spec=options.assertions,
         catalogue=judged,
         manifest_sha256=plan.manifest_sha256 or None,  # (a baseline's entries need it)
-        authenticity=authenticity,
-        signatures=signatures,
+        authenticity=signed[0],
+        signatures=signed[1],
     )
     if "consistency" in stages:  # an assertion's finding on a record names its spec entry
         relate_entries(report, kept, report.content_path(options.assertions))

@@ -2,11 +2,10 @@
 builds its registry with.
 
 A renderer is a function ``render(report) -> str``: one module per output format exports it,
-and it never prints, reads or exits. A check report's renderer also takes the command's
-:class:`RenderSettings` (``render(report, settings)``): how to render, which the report does
-not carry. A format whose text grows with the archive (the check report's JSON) may also
-export ``render_parts(report)``, the same text in parts, named in its registry entry; the CLI
-writes whatever :meth:`Registry.parts` gives a part at a time.
+and it never prints, reads or exits (a check report's also takes :class:`RenderSettings`). A
+format whose text grows with the archive (the check report's JSON) may also export
+``render_parts(report)``, the same text in parts, named in its registry entry; the CLI writes
+whatever :meth:`Registry.parts` gives a part at a time.
 
 A :class:`Registry` (the plug-in registry of :mod:`verifier.registry`) maps each format's name
 to where its renderer lives (``"module:function"``) and imports that module only when the
@@ -31,12 +30,9 @@ R_contra = TypeVar("R_contra", contravariant=True)
 
 @dataclass(frozen=True, slots=True)
 class RenderSettings:
-    """How a command asks for a check report rendered: the lowest severity that fails the run
-    (``--fail-on``: the verdict every view says, the exit code's rule,
-    :meth:`verifier.report.Report.verdict`), what CI formats put before a path so it is
-    relative to the working directory (``my-archive/`` for ``check my-archive``;
-    ``--path-prefix``), and whether the text and rich views list every finding a cause
-    blocks (``--all-blocked``), not only the first few and a count."""
+    """How a command asks for a check report rendered: ``--fail-on`` (the verdict's
+    threshold), what CI formats put before a path so it is relative to the working directory
+    (``my-archive/`` for ``check my-archive``; ``--path-prefix``), ``--all-blocked``."""
 
     fail_on: Severity = Severity.ERROR
     path_prefix: str = ""
@@ -53,8 +49,7 @@ DEFAULT_SETTINGS = RenderSettings()
 
 
 class Renderer(Protocol[R_contra]):
-    """One output format: the report rendered whole, as text (machine formats end with LF);
-    ``settings`` for a check report's (the other families' take the report alone)."""
+    """One output format: the report rendered whole, as text (machine formats end with LF)."""
 
     def __call__(self, report: R_contra, settings: RenderSettings = ..., /) -> str: ...
 
