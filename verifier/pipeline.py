@@ -39,6 +39,7 @@ from verifier.sources import Kind, Source, SourceError, open_source
 from verifier.sources.bagit import PAYLOAD, BagSource
 from verifier.sources.capabilities import FileDetails
 from verifier.sources.subtree import SubtreeSource
+from verifier.values.records import Records
 
 
 @dataclass(slots=True)
@@ -49,6 +50,9 @@ class Run:
     batches too); the report is the same either way, this says which path ran."""
 
     report: Report
+    #: what the stages kept of the parsed records, by the report's paths (a coverage audit
+    #: reads them; the report's views read :attr:`Report.selected`)
+    records: Records
     source: dict[str, Any]
     manifest_sha256: str
     base: str
@@ -96,8 +100,7 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     archive = _run_one(
         subtree, root, replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name)
     )
-    merge_inner(outer.report, archive.report, subtree.prefix)
-    outer.report = _accept(outer.report, options)
+    outer.report = _accept(merge_inner(outer.report, archive.report, subtree.prefix), options)
     outer.executors += archive.executors
     return outer
 
@@ -136,7 +139,7 @@ def _run_one(source: Source, root: str, options: Options) -> Run:
 
 def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
-    authenticity, signatures = judge_authenticity(
+    signed = judge_authenticity(
         plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
     )
     plan.signed = b""
@@ -170,10 +173,8 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     facts.errors.clear()
     plan.drop_listings()  # (nor what the manifests list: the file entries say it now)
     announce(options.progress, "assertions")
-    report = judge_records(plan, facts, integrity, options)
-    report.authenticity, report.signatures = authenticity, signatures
+    report, kept = judge_records(plan, facts, integrity, options, signed)
     place_findings(report, source)  # line and column of pointers, in files with findings
-    report.manifest_sha256 = plan.manifest_sha256 or None  # (a baseline's entries need it)
     report = _accept(report, options)
     per_file = source.capability(FileDetails)
     details = (
@@ -182,10 +183,12 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
         else {}
     )
     identity = source.identity()
-    report.source = {**identity, "location": portable(identity.get("location"), root)}
-    report.manifest_sha256 = plan.manifest_sha256 or None
+    report = replace(
+        report, source={**identity, "location": portable(identity.get("location"), root)}
+    )
     return Run(
         report,
+        kept,
         identity,
         plan.manifest_sha256,
         plan.base,

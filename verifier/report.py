@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from itertools import chain
@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 
 from verifier.authenticity.interface import Verdict
 from verifier.findings import Finding, Severity, Stage
+from verifier.json.pointer import EvalError
 from verifier.values.needs import CATALOGUE, DEFAULT_SPEC
-from verifier.values.records import Records
 
 #: the JSON report's version: 2 added the flat ``findings``, ``source``, ``manifestSha256``,
 #: the files' ``expected``/``algorithm``/``actual`` and the findings' ``column``/``at``
@@ -322,9 +322,29 @@ class SignatureCheck:
         return out
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """What the views read of the records, taken as they were judged: the parsed records'
+    paths (sorted), the case catalogue as parsed (``None``: none, or not parsed), and what
+    each selector of its cells selects, by ``(file, pointer)``: the value, or why none."""
+
+    parsed: tuple[str, ...] = ()
+    catalogue: Any = None
+    values: Mapping[tuple[str, str], Any] = field(default_factory=dict)
+    unresolved: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+    def resolve(self, file: str, pointer: Any) -> Any:
+        """What ``(file, pointer)`` selects (``file`` parsed); :class:`EvalError` if nothing."""
+        why = self.unresolved.get((file, pointer)) if isinstance(pointer, str) else ""
+        if why is not None:
+            raise EvalError(why or "a JSON pointer must be a string")
+        return self.values[file, pointer]
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
-    """The result of one verification run. Every output format renders this."""
+    """The result of one verification run, built once. Every output format renders this
+    (how, ``--fail-on`` among it, is the views' ``RenderSettings``, not the report's)."""
 
     tool_version: str
     manifest: str
@@ -334,9 +354,8 @@ class Report:
     consistency: StageResult
     files: list[FileEntry] = field(default_factory=list)
     assertions: list[AssertionResult] = field(default_factory=list)
-    # What the stages kept of the parsed records (which parsed, the values the assertions
-    # and the case catalogue select), for views such as the case table; not serialised.
-    records: Records = field(default_factory=Records, repr=False)
+    # what the views read of the parsed records; not serialised
+    selected: Selected = field(default_factory=Selected, repr=False)
     # The folder of the source that records, the assertion spec and the case catalogue name
     # files relative to ("data" in a bag, the --base folder); "" for the root. Not serialised.
     content_root: str = field(default="", repr=False)
@@ -350,28 +369,11 @@ class Report:
     acceptance: Acceptance | None = None
     # the configuration file the run read and what it set (None: no file)
     configuration: dict[str, Any] | None = None
-    # What CI formats (SARIF, GitHub annotations) put before a path so it is relative to the
-    # working directory (``my-archive/`` for ``check my-archive``; ``--path-prefix``). Set by
-    # the command, not by the core; not serialised.
-    path_prefix: str = field(default="", repr=False)
     # What was verified (kind, location as given or relative to the working directory, the
     # zip's or tarball's SHA-256, the git commit): the source's identity; the manifest's
     # SHA-256 as read. Set by the pipeline; serialised when set.
     source: dict[str, Any] | None = None
     manifest_sha256: str | None = None
-    # the lowest severity that fails the run (``--fail-on``): the human views' verdict follows
-    # it, as the exit code does (the JSON report's ``ok`` stays "no error")
-    fail_on: Severity = field(default=Severity.ERROR, repr=False)
-    # the text and rich views list every finding a cause blocks under it (``--all-blocked``),
-    # not only the first few (:data:`verifier.views.check.BLOCKED_SHOWN`) and a count. Set by
-    # the command; not serialised.
-    all_blocked: bool = field(default=False, repr=False)
-
-    def ci_path(self, path: str) -> str:
-        """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""
-        if not self.path_prefix or path.startswith("/"):
-            return path
-        return self.path_prefix.rstrip("/") + "/" + path
 
     # Stage 0, authenticity: a signature over the manifest (its own key in the JSON report,
     # beside "stages", which keeps its three content stages in place).
@@ -407,31 +409,24 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        """The run's verdict, the one rule the exit code and every view follow: no counted
-        finding reaches :attr:`fail_on` (accepted findings are not counted; each view says
-        they were accepted)."""
-        return not self.fails(self.fail_on)
+        """:meth:`verdict` at the default ``--fail-on`` (error): no counted error."""
+        return not self.fails()
 
-    @property
-    def verdict(self) -> str:
-        """:attr:`passed` as the views write it: ``passed`` or ``failed``."""
-        return "passed" if self.passed else "failed"
+    def verdict(self, fail_on: Severity = Severity.ERROR) -> str:
+        """The run's verdict, the one rule of the views and the exit code (:meth:`fails`):
+        ``failed`` when a counted (not accepted) finding reaches ``fail_on``, else ``passed``."""
+        return "failed" if self.fails(fail_on) else "passed"
 
-    @property
-    def failing(self) -> list[Finding]:
-        """The counted findings that fail the run (they reach :attr:`fail_on`)."""
-        return [f for f in self.findings if f.severity.reaches(self.fail_on)]
+    def failing(self, fail_on: Severity) -> list[Finding]:
+        """The counted findings that fail the run (they reach ``fail_on``)."""
+        return [f for f in self.findings if f.severity.reaches(fail_on)]
 
-    def stage_fails(self, stage: StageResult) -> bool:
-        """Whether ``stage`` has a finding that fails the run (the verdict's rule, a stage at
-        a time: a stage can fail the run on warnings under ``--fail-on warning``)."""
-        return any(f.severity.reaches(self.fail_on) for f in stage.findings)
-
-    def stage_status(self, stage: StageResult) -> StageStatus:
-        """``stage``'s status as the views show it beside the verdict: ``failed`` when it has
-        a finding that fails the run (a warning under ``--fail-on warning`` too), else its
-        own status (the JSON report's ``stages[].status`` stays the stage's own: errors)."""
-        return StageStatus.FAILED if self.stage_fails(stage) else stage.status
+    def stage_status(self, stage: StageResult, fail_on: Severity) -> StageStatus:
+        """``stage``'s status as the views show it beside the verdict: ``failed`` when a
+        finding of it reaches ``fail_on`` (the verdict's rule, a stage at a time), else its
+        own (the JSON report's ``stages[].status``: errors)."""
+        failed = any(f.severity.reaches(fail_on) for f in stage.findings)
+        return StageStatus.FAILED if failed else stage.status
 
     @property
     def accepted(self) -> list[Accepted]:
@@ -463,14 +458,14 @@ class Report:
         """:meth:`flat_findings`, one at a time."""
         return ({**f.to_dict(), "stage": f.stage.value} for f in self.findings)
 
-    def to_dict(self) -> dict[str, Any]:
-        out, lists = self.to_dict_parts()
+    def to_dict(self, fail_on: Severity = Severity.ERROR) -> dict[str, Any]:
+        out, lists = self.to_dict_parts(fail_on)
         for key, make in lists.items():
             out[key] = list(make())
         return out
 
     def to_dict_parts(
-        self,
+        self, fail_on: Severity = Severity.ERROR
     ) -> tuple[dict[str, Any], dict[str, Callable[[], Iterator[dict[str, Any]]]]]:
         """:meth:`to_dict` in two parts: the dict with an empty list at each key whose list
         grows with the archive (its findings, its assertions, its files), and for each such
@@ -482,8 +477,8 @@ class Report:
             "manifest": self.manifest,
             "scope": list(self.scope),
             "ok": self.ok,
-            "verdict": self.verdict,
-            "failOn": self.fail_on.value,
+            "verdict": self.verdict(fail_on),
+            "failOn": fail_on.value,
             "summary": self.summary_line,
             "stages": [s.to_dict() for s in self.stages],
             "findings": [],
@@ -511,23 +506,17 @@ class Report:
         return out, lists
 
 
-def merge_inner(report: Report, inner: Report, folder: str) -> None:
-    """Put the findings of an archive inside ``folder`` of the report's source (a bag's
-    payload holding its own manifest: ``inner``, its integrity and authenticity) into
-    ``report``, its paths under ``folder``; every finding of both stages names the manifest
-    it is against (``Finding.manifest``), and the inner manifest's signatures are listed
-    with the report's."""
+def merge_inner(report: Report, inner: Report, folder: str) -> Report:
+    """``report`` with the findings of an archive inside ``folder`` of its source (a bag's
+    payload holding its own manifest: ``inner``, its integrity and authenticity), their
+    paths under ``folder``; every finding of both stages names the manifest it is against
+    (``Finding.manifest``), and the inner manifest's signatures are listed with the
+    report's."""
 
     def under(path: str) -> str:
         return folder + path if path else folder.rstrip("/")
 
     label = under(inner.manifest)
-    # the merged stage verified something only if one of its manifests' stages did: a
-    # signature listed but not checked (no trust option) leaves both nothing-to-check, and
-    # their merged findings and notes must not make that "passed"
-    verified = any(
-        s.status is StageStatus.PASSED for s in (report.authenticity, inner.authenticity)
-    )
 
     def moved(f: Finding) -> Finding:
         cause = f.cause
@@ -539,39 +528,56 @@ def merge_inner(report: Report, inner: Report, folder: str) -> None:
             cause=dataclasses.replace(cause, path=under(cause.path)) if cause else None,
         )
 
-    def against(f: Finding) -> Finding:
+    def merged(outer: StageResult, stage: StageResult) -> list[Finding]:
         # a finding about the source itself (its container: source.*) is against no manifest
-        if f.manifest is not None or f.code.startswith("source."):
-            return f
-        return dataclasses.replace(f, manifest=report.manifest)
-
-    for outer, stage in (
-        (report.integrity, inner.integrity),
-        (report.authenticity, inner.authenticity),
-    ):
-        outer.findings = [against(f) for f in outer.findings]
-        seen = {(f.code, f.path) for f in outer.findings if f.code.startswith("source.")}
+        findings = [
+            f
+            if f.manifest is not None or f.code.startswith("source.")
+            else dataclasses.replace(f, manifest=report.manifest)
+            for f in outer.findings
+        ]
+        seen = {(f.code, f.path) for f in findings if f.code.startswith("source.")}
         for f in stage.findings:
-            if f.code.startswith("source."):  # the same container read twice: said once
-                if (f.code, under(f.path)) not in seen:
-                    outer.findings.append(dataclasses.replace(moved(f), manifest=None))
-                continue
-            outer.findings.append(moved(f))
+            if not f.code.startswith("source."):
+                findings.append(moved(f))
+            elif (f.code, under(f.path)) not in seen:  # the same container read twice: once
+                findings.append(dataclasses.replace(moved(f), manifest=None))
+        return findings
+
     # integrity: the bag's manifests list every file, the archive's among them (its counts
     # are kept apart, never added: each file is counted once); authenticity: the signatures
     # of both manifests, each checked once
-    report.integrity.manifests = {
-        report.manifest: dict(report.integrity.counts),
-        label: dict(inner.integrity.counts),
-    }
-    for key, value in inner.authenticity.counts.items():
-        report.authenticity.counts[key] = report.authenticity.counts.get(key, 0) + value
+    integrity = dataclasses.replace(
+        report.integrity,
+        findings=merged(report.integrity, inner.integrity),
+        manifests={
+            report.manifest: dict(report.integrity.counts),
+            label: dict(inner.integrity.counts),
+        },
+    )
     outside, within = report.authenticity, inner.authenticity
+    counts = dict(outside.counts)
+    for key, value in within.counts.items():
+        counts[key] = counts.get(key, 0) + value
     notes = [(report.manifest, outside.note), (label, within.note)]
-    if any(note is not None for _, note in notes):
-        outside.note = " ".join(f"{name}: {note}" for name, note in notes if note is not None)
-    outside.checked = verified
-    report.signatures = [
-        *report.signatures,
-        *(dataclasses.replace(s, name=under(s.name)) for s in inner.signatures),
-    ]
+    authenticity = dataclasses.replace(
+        outside,
+        findings=merged(outside, within),
+        counts=counts,
+        note=" ".join(f"{name}: {note}" for name, note in notes if note is not None)
+        if any(note is not None for _, note in notes)
+        else None,
+        # the merged stage verified something only if one of its manifests' stages did: a
+        # signature listed but not checked (no trust option) leaves both nothing-to-check,
+        # and their merged findings and notes must not make that "passed"
+        checked=StageStatus.PASSED in (outside.status, within.status),
+    )
+    return dataclasses.replace(
+        report,
+        integrity=integrity,
+        authenticity=authenticity,
+        signatures=[
+            *report.signatures,
+            *(dataclasses.replace(s, name=under(s.name)) for s in inner.signatures),
+        ],
+    )

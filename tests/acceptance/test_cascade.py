@@ -214,10 +214,9 @@ def test_the_text_view_lists_the_blocked_findings_under_their_cause(archive: Pat
     """Each blocked finding under its cause, with its code, path and assertion id, folded to
     a count past BLOCKED_SHOWN, with the option that lists them all (issue 36: "28 findings
     blocked by it; --format json lists each", and a rerun to see which assertions broke)."""
-    from dataclasses import replace
-
     from tests.acceptance.test_sources_cli import cli
     from verifier.views.check import BLOCKED_SHOWN
+    from verifier.views.interface import RenderSettings
 
     _append_byte(archive)
     report = verify(archive)
@@ -234,7 +233,7 @@ def test_the_text_view_lists_the_blocked_findings_under_their_cause(archive: Pat
     assert under[-1] == (
         f"    and {rest} more blocked by it: --all-blocked lists every one (so does --format json)"
     )
-    every = _blocked_lines(CHECK["text"](replace(report, all_blocked=True)))
+    every = _blocked_lines(CHECK["text"](report, RenderSettings(all_blocked=True)))
     assert len(every) == len(blocked) and "--all-blocked" not in "".join(every)
     ids = {f.message.split(":", 1)[0] for f in blocked}
     assert all(any(f" {i}: " in x for x in every) for i in ids)
@@ -247,12 +246,12 @@ def test_the_text_view_lists_the_blocked_findings_under_their_cause(archive: Pat
 def test_the_rich_view_lists_the_blocked_findings_under_their_cause(archive: Path) -> None:
     """The same in the rich view, as a table and stacked (a narrow terminal)."""
     import io
-    from dataclasses import replace
 
     from rich.console import Console
 
     from verifier.views.check import BLOCKED_SHOWN
     from verifier.views.check.rich_view import show
+    from verifier.views.interface import RenderSettings
 
     _append_byte(archive)
     report = verify(archive)
@@ -260,7 +259,7 @@ def test_the_rich_view_lists_the_blocked_findings_under_their_cause(archive: Pat
     for width in (250, 60):
         for every in (False, True):
             out = io.StringIO()
-            show(replace(report, all_blocked=every), Console(file=out, width=width))
+            show(report, Console(file=out, width=width), RenderSettings(all_blocked=every))
             shown = out.getvalue()
             listed = BLOCKED_SHOWN if not every and len(blocked) > BLOCKED_SHOWN else len(blocked)
             codes = shown.count("assertion.error") + shown.count("catalogue.unresolved")

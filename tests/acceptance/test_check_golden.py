@@ -69,12 +69,12 @@ def test_no_check_view_joins_sentences_with_stray_stops(archive: Path) -> None:
     no ``.;`` or ``..`` (issue 36: the GitHub summary read "not verified.; 2 finding(s)").
     Every check format and the rich view, on the bundled and the tampered archive."""
     import io
-    from dataclasses import replace
 
     from rich.console import Console
 
     from verifier import verify
     from verifier.views.check.rich_view import show
+    from verifier.views.interface import RenderSettings
 
     bundled = verify(archive)
     tampered = verify(tamper(copy_bundled(archive.parent / "tampered")))
@@ -84,7 +84,7 @@ def test_no_check_view_joins_sentences_with_stray_stops(archive: Path) -> None:
         show(report, Console(file=out, width=200, force_terminal=False))
         outputs = {name: RENDERERS[name](report) for name in RENDERERS}
         outputs["rich"] = out.getvalue()
-        outputs["text --all-blocked"] = RENDERERS["text"](replace(report, all_blocked=True))
+        outputs["text --all-blocked"] = RENDERERS["text"](report, RenderSettings(all_blocked=True))
         for name, text in outputs.items():
             bad = [line for line in text.splitlines() if STRAY_STOPS.search(line)]
             assert not bad, (name, bad[:3])

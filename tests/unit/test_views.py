@@ -326,8 +326,9 @@ def test_every_check_view_says_the_verdict_of_the_exit_code(
     from verifier.commands import exit_code
     from verifier.findings import Finding, Severity
     from verifier.report import Accepted
+    from verifier.views.interface import RenderSettings
 
-    report = replace(bundled["check"][0], fail_on=Severity(fail_on))
+    report = bundled["check"][0]
     stages = {s.stage: s for s in report.checks}
     for severity in severities:
         finding = Finding(SEVERITY_CODE[severity], "evidence/x.json", f"a {severity}")
@@ -347,8 +348,8 @@ def test_every_check_view_says_the_verdict_of_the_exit_code(
         consistency=stages[Stage.CONSISTENCY],
     )
     want = 1 if any(Severity(s).reaches(Severity(fail_on)) for s in severities) else 0
-    assert exit_code(report) == want
-    text = CHECK[name](report)
+    assert exit_code(report, Severity(fail_on)) == want
+    text = CHECK[name](report, RenderSettings(Severity(fail_on)))
     assert _view_passed(name, text) == (want == 0), text[-600:]
     if name == "in-toto" and want == 0:
         predicate = json.loads(text)["predicate"]

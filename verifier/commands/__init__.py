@@ -100,10 +100,10 @@ def threshold(fail_on: FailOn) -> Severity:
     return Severity(fail_on.value)
 
 
-def exit_code(report: Report) -> int:
-    """A check report's exit code: its verdict (:attr:`Report.passed`, the one rule every
-    view's verdict follows too), set its ``fail_on`` first."""
-    return EXIT_OK if report.passed else EXIT_FINDINGS
+def exit_code(report: Report, fail_on: Severity) -> int:
+    """A check report's exit code: its verdict at ``fail_on`` (``--fail-on``;
+    :meth:`Report.verdict`, the one rule every view's verdict follows too)."""
+    return EXIT_FINDINGS if report.fails(fail_on) else EXIT_OK
 
 
 def forced_color() -> bool:

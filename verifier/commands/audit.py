@@ -122,6 +122,7 @@ def audit(
     from verifier.commands.output import write
     from verifier.pipeline import Options, UsageError, run
     from verifier.views.check import CHECK
+    from verifier.views.interface import RenderSettings
 
     configured = configure(
         ctx,
@@ -175,14 +176,14 @@ def audit(
             **more,
         )
         result = run(location, options)
-    result.report.fail_on = threshold(fail_on)  # the text it prints says the exit code's verdict
+    rendering = RenderSettings(threshold(fail_on))  # the text says the exit code's verdict
     record = render(audit_record(result, location, options.limits, created_at))
     if to_stdout:
         sys.stdout.write(record)
     else:
         write(output, record)
-        sys.stdout.write(CHECK["text"](result.report))
-    return exit_code(result.report)
+        sys.stdout.write(CHECK["text"](result.report, rendering))
+    return exit_code(result.report, rendering.fail_on)
 
 
 def register(app: typer.Typer) -> None:

@@ -262,7 +262,10 @@ def check(
         allow_legacy_minisign,
         keyring,
     )
+    from dataclasses import replace
+
     from verifier.commands.progress import announce_report, progress_bar
+    from verifier.views.interface import RenderSettings
 
     with progress_bar(enabled=not quiet) as progress:
         report = verify(
@@ -281,10 +284,12 @@ def check(
         )
         if write_baseline is not None:
             report = rewrite_baseline(report, write_baseline)
-        report.configuration = configured.to_dict()
-        report.path_prefix = default_prefix(root) if path_prefix is None else path_prefix
-        report.fail_on = threshold(fail_on)
-        report.all_blocked = all_blocked
+        report = replace(report, configuration=configured.to_dict())
+        rendering = RenderSettings(
+            threshold(fail_on),
+            default_prefix(root) if path_prefix is None else path_prefix,
+            all_blocked,
+        )
         announce_report(progress)
         rendered: list[tuple[str, Path | None, str | Iterator[str] | None]] = []
         for name, path in pairs:
@@ -296,22 +301,21 @@ def check(
             if name == "in-toto" and attest_key is not None:
                 from verifier.authenticity.dsse import wrap
 
-                text = wrap(CHECK["in-toto"](report).encode(), attest_key).decode()
+                text = wrap(CHECK["in-toto"](report, rendering).encode(), attest_key).decode()
                 rendered.append((name, path, text))
                 continue
             # made a part at a time as it is written, below: a large report's JSON is
             # never held whole
-            rendered.append(
-                (name, path, CHECK.parts("text" if name == Format.AUTO else name)(report))
-            )
+            parts = CHECK.parts("text" if name == Format.AUTO else name)
+            rendered.append((name, path, parts(report, rendering)))
     for _, destination, body in rendered:
         if body is None:
             from verifier.views.check.rich_view import show
 
-            show(report, rich_console(color))
+            show(report, rich_console(color), rendering)
             continue
         write(destination, body)
-    return exit_code(report)
+    return exit_code(report, rendering.fail_on)
 
 
 def default_prefix(root: Path) -> str:

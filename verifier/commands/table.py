@@ -202,9 +202,7 @@ def table(
             **accepting,
         )
         report = verify(location, options)
-    report.configuration = configured.to_dict()
-    report.fail_on = threshold(fail_on)
-    outcome = build_table(report)  # the catalogue and spec the run judged, its --fail-on
+    outcome = build_table(report, threshold(fail_on))  # the catalogue and spec the run judged
     outcome.generated_at = generated_at
     if outcome.problems and not outcome.cases:
         raise UsageError(outcome.problems[0])

@@ -49,6 +49,7 @@ def audit(
     checked = audit_run(location, options)
     report = measure(
         checked.report,
+        checked.records,
         os.fspath(location),
         options.assertions,
         options.records_dir,

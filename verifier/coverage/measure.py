@@ -22,6 +22,7 @@ from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.judge.catalogue import catalogue_cells
 from verifier.report import Report
 from verifier.values.needs import CATALOGUE
+from verifier.values.records import Records
 from verifier.version import __version__
 
 PROVENANCE_REASON = "provenance: who made the record and how, not a claim the spec tests"
@@ -253,6 +254,7 @@ def _classify(
 
 def measure(
     report: Report,
+    records: Records,
     source: str,
     spec_path: str,
     records_dir: str,
@@ -260,11 +262,11 @@ def measure(
     documents: tuple[str, ...] = (CATALOGUE,),
     fail_under: float | None = None,
 ) -> CoverageReport:
-    """The coverage of the assertion spec and the catalogue over ``report``'s records; the
-    report must come from a run that kept every record whole (``Options.whole``)."""
+    """The coverage of the assertion spec and the catalogue over ``report``'s ``records``
+    (:attr:`verifier.pipeline.Run.records`); the run must have kept every record whole
+    (``Options.whole``)."""
     content = report.content_root
     prefix = content + "/" if content else ""
-    records = report.records
     spec = records.document(prefix + spec_path)
     catalogue_path = next((d for d in documents if d != spec_path), None)
     catalogue = records.document(prefix + catalogue_path) if catalogue_path else None

@@ -136,7 +136,7 @@ class _Engine:
         self.docs = prep.validators.docs if prep.validators is not None else {}
         self.ids = prep.schemas
         cut = len(self.prefix)
-        self.records = report.records.within(report.content_root)
+        self.records = checked.records.within(report.content_root)
         self.listed = {
             f.path[cut:] for f in report.files if f.listed and f.path.startswith(self.prefix)
         }

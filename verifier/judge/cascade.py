@@ -32,19 +32,20 @@ from verifier.findings import Cause, Finding, Related, Severity, Stage
 from verifier.fingerprint import fingerprint
 from verifier.plan.cases import entry_pointer
 from verifier.report import Report
+from verifier.values.records import Records
 
 #: consistency codes never marked: a baseline entry matching nothing is about the baseline
 _NEVER = frozenset({"baseline.unmatched", "baseline.no-digest"})
 
 
-def _file_causes(report: Report) -> dict[str, Finding]:
+def _file_causes(report: Report, records: Records) -> dict[str, Finding]:
     """path -> the finding that made that file unusable (integrity first, then validity)."""
     causes: dict[str, Finding] = {}
     for finding in sorted(report.integrity.findings, key=Finding.sort_key):
         if finding.severity is Severity.ERROR and finding.path not in causes:
             causes[finding.path] = finding
     for finding in sorted(report.validity.findings, key=Finding.sort_key):
-        if finding.path in causes or finding.path in report.records:
+        if finding.path in causes or finding.path in records:
             continue  # parsed: its own findings do not block what read it
         if finding.severity is Severity.ERROR and finding.code.startswith("record."):
             causes[finding.path] = finding
@@ -84,18 +85,18 @@ def _selected_file(document: Any, pointer: str) -> str | None:
 
 
 def _depends_on(
-    finding: Finding, reads: Mapping[Finding, Iterable[str]], report: Report
+    finding: Finding, reads: Mapping[Finding, Iterable[str]], report: Report, records: Records
 ) -> list[str]:
     paths = [finding.path, *reads.get(finding, ())]
     if finding.code == "catalogue.unresolved" and finding.pointer is not None:
-        catalogue = report.records.document(finding.path)
+        catalogue = records.document(finding.path)
         file = _selected_file(catalogue, finding.pointer) if catalogue is not None else None
         if file is not None:
             paths.append(report.content_path(file))
     return paths
 
 
-def relate_entries(report: Report, spec_path: str) -> int:
+def relate_entries(report: Report, records: Records, spec_path: str) -> int:
     """Give every assertion's finding filed outside the spec (on the record it read) the
     spec entry it came from as :attr:`Finding.related` (``spec_path#/assertions/N``; the
     results are in spec order, one per entry). In place; returns how many."""
@@ -106,11 +107,14 @@ def relate_entries(report: Report, spec_path: str) -> int:
         if finding is None or finding.path == spec_path or finding.related is not None:
             continue
         if shell is None:  # (a rule's instance is written at its rule: /rules/R)
-            shell = report.records.shell(spec_path) or {}
+            shell = records.shell(spec_path) or {}
         entry = entry_pointer(shell, index)
         marked[finding] = replace(finding, related=Related(spec_path, entry))
-    if not marked:
-        return 0
+    return _mark(report, marked)
+
+
+def _mark(report: Report, marked: dict[Finding, Finding]) -> int:
+    """Each finding of ``marked`` replaced, in the stage and in its assertion; how many."""
     report.consistency.findings[:] = [marked.get(f, f) for f in report.consistency.findings]
     report.assertions[:] = [
         replace(a, finding=marked[a.finding]) if a.finding in marked else a
@@ -124,10 +128,11 @@ def cause_of(finding: Finding) -> Cause:
     return Cause(finding.code, finding.path, finding.pointer, fingerprint(finding))
 
 
-def link_causes(report: Report) -> int:
+def link_causes(report: Report, records: Records) -> int:
     """Mark every consistency finding caused by an earlier one (in place: the stage's
-    findings and the assertions' own findings alike); returns how many were marked."""
-    causes = _file_causes(report)
+    findings and the assertions' own findings alike; ``records``: the report's, by its
+    paths); returns how many were marked."""
+    causes = _file_causes(report, records)
     if not causes:
         return 0
     reads: dict[Finding, list[str]] = {}
@@ -139,19 +144,12 @@ def link_causes(report: Report) -> int:
     for finding in report.consistency.findings:
         if finding.code in _NEVER or finding.cause is not None:
             continue
-        found = [causes[p] for p in _depends_on(finding, reads, report) if p in causes]
+        found = [causes[p] for p in _depends_on(finding, reads, report, records) if p in causes]
         if not found:
             continue
         first = min(found, key=lambda f: (_order.get(f.stage, 2), f.sort_key()))
         marked[finding] = replace(finding, cause=cause_of(first))
-    if not marked:
-        return 0
-    report.consistency.findings[:] = [marked.get(f, f) for f in report.consistency.findings]
-    report.assertions[:] = [
-        replace(a, finding=marked[a.finding]) if a.finding in marked else a
-        for a in report.assertions
-    ]
-    return len(marked)
+    return _mark(report, marked)
 
 
 __all__ = ["cause_of", "link_causes", "relate_entries"]

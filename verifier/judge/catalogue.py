@@ -11,6 +11,7 @@ from verifier.assertions import EvalError
 from verifier.assertions.interface import plain
 from verifier.findings import Finding
 from verifier.json.pointer import resolve_pointer
+from verifier.report import Selected
 from verifier.values.records import Records
 
 _CELL_GROUPS = ("counts", "outcomes", "readbacks")
@@ -102,6 +103,28 @@ def check_catalogue(
             named(cell.get("assertions"), f"{at}/assertions", patterns=False)
         named(case.get("assertions"), f"{here}/assertions", patterns=True)
     return findings
+
+
+def select_values(records: Records, path: str, parsed: tuple[str, ...]) -> Selected:
+    """What the views read of ``records`` (:class:`Selected`): the ``parsed`` records' paths,
+    the case catalogue at ``path`` as parsed, and what each selector of its cells selects."""
+    document = records.document(path)
+    cases = document.get("cases") if isinstance(document, dict) else None
+    values: dict[tuple[str, str], Any] = {}
+    unresolved: dict[tuple[str, str], str] = {}
+    for _, _, cells in catalogue_cells(cases if isinstance(cases, list) else []):
+        for _, cell in cells:
+            for key in ("select", "count", "preregistered"):
+                chosen = cell.get(key)
+                file = chosen.get("file") if isinstance(chosen, dict) else None
+                pointer = chosen.get("pointer") if isinstance(chosen, dict) else None
+                if not (isinstance(file, str) and isinstance(pointer, str) and file in records):
+                    continue
+                try:
+                    values[file, pointer] = records.resolve(file, pointer)
+                except EvalError as exc:
+                    unresolved[file, pointer] = str(exc)
+    return Selected(parsed, document, values, unresolved)
 
 
 def catalogue_cells(

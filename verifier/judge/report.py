@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
 from verifier.judge.cascade import link_causes, relate_entries
-from verifier.judge.catalogue import check_catalogue
+from verifier.judge.catalogue import check_catalogue, select_values
 from verifier.judge.consistency import check_consistency, unread_reasons
 from verifier.judge.hints import Hinter, index_names
 from verifier.judge.integrity import IntegrityOutcome, ReadListed, judge_manifest
@@ -23,12 +23,15 @@ from verifier.judge.validity import check_validity
 from verifier.plan.entries import ManifestPlan
 from verifier.plan.plan import Plan
 from verifier.record.check import judged_form
-from verifier.report import AssertionResult, FileEntry, Read, Report, StageResult
+from verifier.report import AssertionResult, FileEntry, Read, Report, SignatureCheck, StageResult
 from verifier.schema.bundle import is_schema_path
 from verifier.sources.capabilities import OwnLayout
 from verifier.sources.interface import Source
+from verifier.values.needs import CATALOGUE
 from verifier.values.records import Records
 from verifier.version import __version__
+
+Signed = tuple[StageResult, list[SignatureCheck]]  # the authenticity stage, its signatures
 
 if TYPE_CHECKING:
     from verifier.plan.options import Options
@@ -113,9 +116,10 @@ def judge_integrity(
 
 
 def judge_records(
-    plan: Plan, facts: Facts, integrity: IntegrityOutcome, options: Options
-) -> Report:
-    """Validity and consistency from the records' results, and the report."""
+    plan: Plan, facts: Facts, integrity: IntegrityOutcome, options: Options, signed: Signed
+) -> tuple[Report, Records]:
+    """Validity and consistency from the records' results; the report (``signed``: its
+    authenticity stage and signatures) and the records the stages kept, by its paths."""
     records = plan.records
     results: dict[str, Any] = dict(records.results)
     results.update(facts.records.items())  # (in the order they came)
@@ -176,6 +180,8 @@ def judge_records(
         _rebase(validity.stage, content)
         _rebase(consistency, content)
         assertions = _rebase_assertions(assertions, content)
+    kept = validity.records.rebased(content)
+    judged = options.documents[0] if options.documents else None
     report = Report(
         tool_version=__version__,
         manifest=plan.label,
@@ -185,15 +191,18 @@ def judge_records(
         consistency=consistency,
         files=integrity.files,
         assertions=assertions,
-        records=validity.records.rebased(content),
+        selected=select_values(validity.records, judged or CATALOGUE, tuple(kept)),
         content_root=content,
         spec=options.assertions,
-        catalogue=options.documents[0] if options.documents else None,
+        catalogue=judged,
+        manifest_sha256=plan.manifest_sha256 or None,  # (a baseline's entries need it)
+        authenticity=signed[0],
+        signatures=signed[1],
     )
     if "consistency" in stages:  # an assertion's finding on a record names its spec entry
-        relate_entries(report, report.content_path(options.assertions))
-    link_causes(report)  # a finding caused by an earlier one names it (cascade control)
-    return report
+        relate_entries(report, kept, report.content_path(options.assertions))
+    link_causes(report, kept)  # a finding caused by an earlier one names it (cascade control)
+    return report, kept
 
 
 def _record_count(

@@ -1,9 +1,10 @@
 """The per-case outcome table as data, built from a verification report and the case catalogue.
 
-The catalogue holds selectors only; every value here is read from the records the report's
-stages worked on. A cell is *unverified* when its file has any finding, when one of the
-assertions that establish it did not pass, or when its selector resolves to nothing; the
-table then says so, and the command exits 1. Nothing here aggregates cases: there is no
+The catalogue holds selectors only; every value here is what they selected of the records
+the report's stages worked on, taken as they were judged (:attr:`Report.selected`). A cell
+is *unverified* when its file has any finding, when one of the assertions that establish it
+did not pass, or when its selector resolves to nothing; the table then says so, and the
+command exits 1. Nothing here aggregates cases: there is no
 success rate, no pass count and no merged verdict per case.
 """
 
@@ -240,7 +241,8 @@ def _show(value: Any) -> str:
 class _Builder:
     def __init__(self, report: Report, catalogue: str, spec: str) -> None:
         self.report = report
-        self.records = report.records
+        self.selected = report.selected
+        self.parsed = frozenset(report.selected.parsed)
         self.digests = {f.path: f.sha256 for f in report.files}
         # each file's problems, and what was accepted, as (stage, line)
         self.file_problems: dict[str, list[tuple[Stage, str]]] = {}
@@ -318,9 +320,9 @@ class _Builder:
         accepted += self.catalogue[1]
         value: Any = None
         try:
-            if path not in self.records:
+            if path not in self.parsed:
                 raise EvalError(f"{named or '(no file)'} is not a parsed record of the archive")
-            value = self.records.resolve(path, pointer)
+            value = self.selected.resolve(named, pointer)
             if how != "value":
                 if not isinstance(value, list):
                     raise EvalError(f"{path}#{pointer} is not an array")
@@ -358,8 +360,8 @@ class _Builder:
                 file = sel.get("file")
                 where = self.report.content_path(file) if isinstance(file, str) else None
                 declared = (
-                    self.records.resolve(where, sel["pointer"])
-                    if where is not None and where in self.records
+                    self.selected.resolve(file, sel["pointer"])
+                    if where is not None and where in self.parsed
                     else resolve_pointer({}, sel["pointer"])
                 )
             except (EvalError, KeyError) as exc:
@@ -439,22 +441,16 @@ def _no_cases(report: Report, catalogue: str, document: Any) -> str:
     return f"{catalogue} has no 'cases' array"
 
 
-def build_table(
-    report: Report,
-    catalogue: str | None = None,
-    fail_on: Severity | None = None,
-    spec: str | None = None,
-) -> OutcomeTable:
+def build_table(report: Report, fail_on: Severity = Severity.ERROR) -> OutcomeTable:
     """The table for ``report``'s archive, from the case catalogue and the assertion spec the
-    run judged (:attr:`Report.catalogue`, :attr:`Report.spec`; ``catalogue`` and ``spec``
-    override them, for a caller that knows better); findings of ``fail_on`` or above fail it
-    (``--fail-on``; default the run's :attr:`Report.fail_on`). A problem of the catalogue or
-    of the assertion spec marks every cell it stands behind."""
-    catalogue = catalogue if catalogue is not None else report.catalogue or DEFAULT_CATALOGUE
-    spec = spec if spec is not None else report.spec
-    fail_on = fail_on if fail_on is not None else report.fail_on
+    run judged (:attr:`Report.catalogue`, :attr:`Report.spec`) and the values its cells
+    select (:attr:`Report.selected`); findings of ``fail_on`` or above fail it
+    (``--fail-on``). A problem of the catalogue or of the assertion spec marks every cell it
+    stands behind."""
+    catalogue = report.catalogue or DEFAULT_CATALOGUE
+    spec = report.spec
     table = OutcomeTable(report.tool_version, catalogue, report, fail_on=fail_on)
-    document = report.records.document(report.content_path(catalogue))
+    document = report.selected.catalogue
     cases = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(cases, list):
         table.problems.append(_no_cases(report, catalogue, document))

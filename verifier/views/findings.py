@@ -15,21 +15,21 @@ if TYPE_CHECKING:
     from verifier.report import Report
 
 
-def verdict_text(report: Report) -> str:
-    """The run's verdict as every view words it, from :attr:`Report.passed` (the exit
+def verdict_text(report: Report, fail_on: Severity) -> str:
+    """The run's verdict as every view words it, from :meth:`Report.verdict` (the exit
     code's rule): ``passed`` (with how many findings were accepted, when any were), or
     ``FAILED`` with what failed it (its errors, or what ``--fail-on`` counted)."""
-    if report.passed:
+    if not report.fails(fail_on):
         accepted = len(report.accepted)
         if not accepted:
             return "passed"
         return f"passed, with {accepted} finding{'s' if accepted != 1 else ''} accepted"
-    failing = report.failing
+    failing = report.failing(fail_on)
     errors = sum(1 for f in failing if f.severity is Severity.ERROR)
     if errors == len(failing):
         return f"FAILED ({errors} error{'s' if errors != 1 else ''})"
     plural = "s" if len(failing) != 1 else ""
-    return f"FAILED ({len(failing)} finding{plural} at --fail-on {report.fail_on.value} or above)"
+    return f"FAILED ({len(failing)} finding{plural} at --fail-on {fail_on.value} or above)"
 
 
 def line_column(finding: Finding) -> str:

@@ -2,9 +2,10 @@
 builds its registry with.
 
 A renderer is a function ``render(report) -> str``: one module per output format exports it,
-and it never prints, reads or exits. A format whose text grows with the archive (the check
-report's JSON) may also export ``render_parts(report)``, the same text in parts, named in its
-registry entry; the CLI writes whatever :meth:`Registry.parts` gives a part at a time.
+and it never prints, reads or exits (a check report's also takes :class:`RenderSettings`). A
+format whose text grows with the archive (the check report's JSON) may also export
+``render_parts(report)``, the same text in parts, named in its registry entry; the CLI writes
+whatever :meth:`Registry.parts` gives a part at a time.
 
 A :class:`Registry` (the plug-in registry of :mod:`verifier.registry`) maps each format's name
 to where its renderer lives (``"module:function"``) and imports that module only when the
@@ -20,16 +21,37 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, cast
 
+from verifier.findings import Severity
 from verifier.registry import Registry as BaseRegistry
 
 R = TypeVar("R")
 R_contra = TypeVar("R_contra", contravariant=True)
 
 
+@dataclass(frozen=True, slots=True)
+class RenderSettings:
+    """How a command asks for a check report rendered: ``--fail-on`` (the verdict's
+    threshold), what CI formats put before a path so it is relative to the working directory
+    (``my-archive/`` for ``check my-archive``; ``--path-prefix``), ``--all-blocked``."""
+
+    fail_on: Severity = Severity.ERROR
+    path_prefix: str = ""
+    all_blocked: bool = False
+
+    def ci_path(self, path: str) -> str:
+        """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""
+        if not self.path_prefix or path.startswith("/"):
+            return path
+        return self.path_prefix.rstrip("/") + "/" + path
+
+
+DEFAULT_SETTINGS = RenderSettings()
+
+
 class Renderer(Protocol[R_contra]):
     """One output format: the report rendered whole, as text (machine formats end with LF)."""
 
-    def __call__(self, report: R_contra, /) -> str: ...
+    def __call__(self, report: R_contra, settings: RenderSettings = ..., /) -> str: ...
 
 
 class PartsRenderer(Protocol[R_contra]):
@@ -37,7 +59,7 @@ class PartsRenderer(Protocol[R_contra]):
     renderer's text): a format whose output grows with the archive may also export one, so
     that the CLI writes a large report a part at a time instead of holding it whole."""
 
-    def __call__(self, report: R_contra, /) -> Iterator[str]: ...
+    def __call__(self, report: R_contra, settings: RenderSettings = ..., /) -> Iterator[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +88,9 @@ class Registry(BaseRegistry[Renderer[R]], Generic[R]):
         where = self.format(name).parts
         if where is None:
             whole = self[name]
-            return lambda report: iter((whole(report),))
+            return lambda report, *settings: iter((whole(report, *settings),))
         module, _, function = where.partition(":")
         return cast(PartsRenderer[R], getattr(importlib.import_module(module), function))
 
 
-__all__ = ["Format", "PartsRenderer", "Registry", "Renderer"]
+__all__ = ["DEFAULT_SETTINGS", "Format", "PartsRenderer", "Registry", "RenderSettings", "Renderer"]

@@ -1,5 +1,7 @@
 """The check report's formats (``verify-evidence check --format``, and the text ``audit``
-prints): one module per format, each with ``render(report: Report) -> str``; :data:`CHECK`
+prints): one module per format, each with ``render(report: Report, settings: RenderSettings)
+-> str`` (:class:`verifier.views.interface.RenderSettings`: ``--fail-on`` and the rest of how
+the command asks for it, default the defaults); :data:`CHECK`
 feeds the CLI's choices and construction, and a test renders every member on the bundled
 archive and checks it against its schema where one is published. The rich terminal view
 (:mod:`.rich_view`) is the ``auto`` choice on a terminal; only the CLI imports it."""
@@ -14,7 +16,7 @@ if TYPE_CHECKING:
     from verifier.report import Report
 
 #: how many of the findings one cause blocks the text and rich views list under it, unless
-#: the report asks for every one (``check --all-blocked``); the rest are counted
+#: the settings ask for every one (``check --all-blocked``); the rest are counted
 BLOCKED_SHOWN = 20
 
 CHECK: Registry[Report] = Registry(

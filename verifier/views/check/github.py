@@ -3,7 +3,7 @@
 
 Annotations appear on the files in a pull request's diff: ``file=`` is the file the finding's
 line counts in (the manifest, for a manifest line about a listed file), relative to the
-working directory (the report's ``path_prefix``), with ``line=`` and ``col=`` where known.
+working directory (the settings' ``path_prefix``), with ``line=`` and ``col=`` where known.
 
 Capped: GitHub keeps at most 50 annotations of a job (and shows 10 error and 10 warning
 annotations of a step; the log shows every one). So at most :data:`MAX_ANNOTATIONS` (48)
@@ -42,6 +42,7 @@ from verifier.views.findings import (
     verdict_text,
 )
 from verifier.views.inert import github_data, github_property
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 COMMAND = MappingProxyType(
     {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -50,9 +51,11 @@ MAX_ANNOTATIONS = 48  # GitHub keeps 50 annotations a job: 48, 'more' and the su
 SHOWN_PER_STEP = 10  # GitHub shows 10 error and 10 warning annotations of a step
 
 
-def _annotation(report: Report, finding: Finding, blocked: list[Finding] | None = None) -> str:
+def _annotation(
+    settings: RenderSettings, finding: Finding, blocked: list[Finding] | None = None
+) -> str:
     props = [
-        f"file={github_property(report.ci_path(finding.location_path))}",
+        f"file={github_property(settings.ci_path(finding.location_path))}",
         f"title={github_property(finding.code)}",
     ]
     if finding.line is not None:
@@ -72,13 +75,16 @@ def _annotation(report: Report, finding: Finding, blocked: list[Finding] | None 
     return f"::{COMMAND[finding.severity]} {','.join(props)}::{github_data(message)}"
 
 
-def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
+def render(
+    report: Report, settings: RenderSettings = DEFAULT_SETTINGS, limit: int = MAX_ANNOTATIONS
+) -> str:
+    fail_on = settings.fail_on
     findings = report.findings
     groups = cascade(findings)
     blocks = {id(f): items for f, items in groups}
     ordered = [f for f, _ in groups] + [b for _, items in groups for b in items]
     kept, more = capped(ordered, limit)
-    lines = [_annotation(report, f, blocks.get(id(f))) for f in kept]
+    lines = [_annotation(settings, f, blocks.get(id(f))) for f in kept]
     if more:
         lines.append(
             "::warning title=verify-evidence: more findings::"
@@ -88,7 +94,9 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
                 f"{len(findings)}, and the SARIF upload holds them."
             )
         )
-    stages = ", ".join(f"{s.stage.value} {report.stage_status(s).value}" for s in report.checks)
+    stages = ", ".join(
+        f"{s.stage.value} {report.stage_status(s, fail_on).value}" for s in report.checks
+    )
     counted = None
     if findings:
         chained = cascade_line(groups)
@@ -105,12 +113,12 @@ def render(report: Report, limit: int = MAX_ANNOTATIONS) -> str:
             f"{' and '.join(c + 's' for c in crowded)} (the log shows every annotation)"
         )
     summary = sentences(
-        f"{verdict_text(report)}: {stages}",
+        f"{verdict_text(report, fail_on)}: {stages}",
         report.summary_line,
         authenticity_detail(report),
         counted,
         step,
     )
-    level = "notice" if report.passed else "error"
+    level = "error" if report.fails(fail_on) else "notice"
     lines.append(f"::{level} title=verify-evidence::{github_data(summary)}")
     return "\n".join(lines) + "\n"

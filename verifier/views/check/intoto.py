@@ -12,7 +12,7 @@ no creation time, so the statement stays deterministic like every machine format
 ``configuration`` records the verifier (name and version), the policy (the assertion spec,
 by its digest) and each signature checked over the manifest, with who signed and how.
 
-``result`` follows the run's verdict, the exit code's rule (:attr:`Report.passed`,
+``result`` follows the run's verdict, the exit code's rule (:meth:`Report.verdict`,
 ``--fail-on`` included): ``FAILED`` when the run fails (the stages with a failing finding in
 ``failedTests``), else ``WARNED`` when a stage passed only because findings were accepted
 (``--ignore``, ``--select``, ``--baseline``), had nothing to check (an unsigned manifest among
@@ -30,8 +30,10 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+from verifier.findings import Severity
 from verifier.report import AssertionStatus, Report, StageStatus
 from verifier.views.clean import dumps_clean
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
@@ -57,8 +59,8 @@ def subjects(report: Report) -> list[dict[str, Any]]:
     return out
 
 
-def _tests(report: Report) -> tuple[list[str], list[str], list[str]]:
-    """(passed, warned, failed) tests by the verdict's rule (:attr:`Report.passed`): a stage
+def _tests(report: Report, fail_on: Severity) -> tuple[list[str], list[str], list[str]]:
+    """(passed, warned, failed) tests by the verdict's rule (:meth:`Report.verdict`): a stage
     fails when a finding of it fails the run (``--fail-on`` included); it is warned when it
     passed only because findings were accepted, had nothing to check, was skipped or has
     warnings; an assertion that did not pass fails, unless its finding was accepted
@@ -68,7 +70,7 @@ def _tests(report: Report) -> tuple[list[str], list[str], list[str]]:
     failed: list[str] = []
     for stage in report.checks:
         name = stage.stage.value
-        if report.stage_fails(stage):
+        if report.stage_status(stage, fail_on) is StageStatus.FAILED:
             failed.append(name)
         elif (
             stage.status is StageStatus.PASSED
@@ -116,17 +118,17 @@ def _accepted(report: Report) -> list[dict[str, Any]]:
     return out
 
 
-def statement(report: Report) -> dict[str, Any]:
+def statement(report: Report, fail_on: Severity) -> dict[str, Any]:
     """The statement as data."""
-    passed, warned, failed = _tests(report)
+    passed, warned, failed = _tests(report, fail_on)
     # the verdict is the exit code's (failedTests is never empty then: a failing finding
     # belongs to a stage)
-    result = "FAILED" if not report.passed else "WARNED" if warned else "PASSED"
+    result = "FAILED" if report.fails(fail_on) else "WARNED" if warned else "PASSED"
     configuration: list[dict[str, Any]] = [
         {
             "name": "verify-evidence",
             "uri": VERIFIER_URI,
-            "annotations": {"version": report.tool_version, "failOn": report.fail_on.value},
+            "annotations": {"version": report.tool_version, "failOn": fail_on.value},
         }
     ]
     if report.acceptance is not None:
@@ -174,5 +176,5 @@ def statement(report: Report) -> dict[str, Any]:
     }
 
 
-def render(report: Report) -> str:
-    return dumps_clean(statement(report)) + "\n"
+def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    return dumps_clean(statement(report, settings.fail_on)) + "\n"

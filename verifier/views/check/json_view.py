@@ -10,14 +10,15 @@ from collections.abc import Iterator
 
 from verifier.report import Report
 from verifier.views.clean import dumps_clean_parts
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 
-def render(report: Report) -> str:
-    return "".join(render_parts(report))
+def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    return "".join(render_parts(report, settings))
 
 
-def render_parts(report: Report) -> Iterator[str]:
+def render_parts(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> Iterator[str]:
     """:func:`render`'s text, in parts."""
-    head, lists = report.to_dict_parts()
+    head, lists = report.to_dict_parts(settings.fail_on)
     yield from dumps_clean_parts(head, lists)
     yield "\n"

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from verifier.findings import Severity
 from verifier.report import REPORT_VERSION, Report
 from verifier.views.clean import dumps_clean, lines_in_parts
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 #: lines of findings written in each part (:func:`render_parts`)
 _PART_LINES = 4096
@@ -21,11 +23,11 @@ def _line(value: dict[str, Any]) -> str:
     return dumps_clean(value, indent=None)
 
 
-def render(report: Report) -> str:
-    return "".join(render_parts(report))
+def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    return "".join(render_parts(report, settings))
 
 
-def render_parts(report: Report) -> Iterator[str]:
+def render_parts(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> Iterator[str]:
     """:func:`render`'s text in parts: the finding lines :data:`_PART_LINES` at a time (a
     damaged large archive can have a finding per file), then the summary, which counts
     them."""
@@ -38,17 +40,17 @@ def render_parts(report: Report) -> Iterator[str]:
             yield _line({"type": "finding", **finding})
 
     yield from lines_in_parts(lines(), _PART_LINES)
-    yield _line(_summary(report, count)) + "\n"
+    yield _line(_summary(report, count, settings.fail_on)) + "\n"
 
 
-def _summary(report: Report, findings: int) -> dict[str, Any]:
+def _summary(report: Report, findings: int, fail_on: Severity) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "type": "summary",
         "reportVersion": REPORT_VERSION,
         "tool": {"name": "verify-evidence", "version": report.tool_version},
         "ok": report.ok,
-        "verdict": report.verdict,
-        "failOn": report.fail_on.value,
+        "verdict": report.verdict(fail_on),
+        "failOn": fail_on.value,
         "summary": report.summary_line,
         "manifest": report.manifest,
         "stages": {s.stage.value: s.status.value for s in report.stages},

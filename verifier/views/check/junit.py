@@ -19,7 +19,7 @@ timestamps or host names.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 
 from verifier.findings import Finding, Severity, Stage
@@ -28,6 +28,7 @@ from verifier.views.clean import lines_in_parts
 from verifier.views.findings import blocked_by, cascade, location
 from verifier.views.inert import xml_attr as quoteattr
 from verifier.views.inert import xml_text as escape
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 Case = tuple[str, list[Finding]]
 
@@ -128,7 +129,7 @@ def _assertion_failures(result: AssertionResult) -> list[Finding]:
     ]
 
 
-def _by_path(findings: list[Finding], paths: list[str], rest: str) -> list[Case]:
+def _by_path(findings: list[Finding], paths: Iterable[str], rest: str) -> list[Case]:
     grouped: dict[str, list[Finding]] = defaultdict(list)
     known = set(paths)
     for finding in findings:
@@ -139,7 +140,9 @@ def _by_path(findings: list[Finding], paths: list[str], rest: str) -> list[Case]
     return cases
 
 
-def _authenticity(report: Report, found: list[Finding]) -> tuple[list[str], int, int]:
+def _authenticity(
+    report: Report, found: list[Finding], fail_on: Severity
+) -> tuple[list[str], int, int]:
     """The authenticity suite (its lines, tests and failures): a case per signature, its
     signer and method as the suite's properties; no signature and none required is one
     skipped case (not checked is not a pass)."""
@@ -168,25 +171,26 @@ def _authenticity(report: Report, found: list[Finding]) -> tuple[list[str], int,
         )
     names = [c.name for c in report.signatures]
     cases = _by_path(found, names, "manifest signature")
-    lines = list(_suite("authenticity", cases, report.fail_on))
+    lines = list(_suite("authenticity", cases, fail_on))
     lines[1:1] = props
-    return lines, len(cases), sum(1 for _, f in cases if _errors(f, report.fail_on))
+    return lines, len(cases), sum(1 for _, f in cases if _errors(f, fail_on))
 
 
-def render(report: Report) -> str:
-    return "".join(render_parts(report))
+def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    return "".join(render_parts(report, settings))
 
 
-def render_parts(report: Report) -> Iterator[str]:
+def render_parts(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> Iterator[str]:
     """:func:`render`'s text in parts: a few thousand lines at a time (a case per file, per
     record and per assertion: 27 MB of XML at 100,000 records, which whole, as lines and as
     one text, took 320 MB at its peak)."""
+    fail_on = settings.fail_on
     by_stage: dict[Stage, list[Finding]] = defaultdict(list)
     for finding in report.findings:
         by_stage[finding.stage].append(finding)
     listed = [f.path for f in report.files if f.listed]
     integrity = _by_path(by_stage[Stage.INTEGRITY], listed, "manifest")
-    validity = _by_path(by_stage[Stage.VALIDITY], sorted(report.records), "schemas")
+    validity = _by_path(by_stage[Stage.VALIDITY], report.selected.parsed, "schemas")
     consistency: list[Case] = [(a.id, _assertion_failures(a)) for a in report.assertions]
     own = {a.finding for a in report.assertions if a.finding is not None}
     spec_problems = [
@@ -200,10 +204,12 @@ def render_parts(report: Report) -> Iterator[str]:
     if catalogue:
         consistency.append(("case catalogue", catalogue))
     suites = (("integrity", integrity), ("validity", validity), ("consistency", consistency))
-    signed, signed_tests, signed_failures = _authenticity(report, by_stage[Stage.AUTHENTICITY])
+    signed, signed_tests, signed_failures = _authenticity(
+        report, by_stage[Stage.AUTHENTICITY], fail_on
+    )
     tests = signed_tests + sum(len(cases) for _, cases in suites)
     held = frozenset(f for _, items in cascade(report.findings) for f in items)
-    counted = [_counts(cases, report.fail_on, held) for _, cases in suites]
+    counted = [_counts(cases, fail_on, held) for _, cases in suites]
     failures = signed_failures + sum(c[0] for c in counted)
     errors = sum(c[1] for c in counted)
     lines = chain(
@@ -213,7 +219,7 @@ def render_parts(report: Report) -> Iterator[str]:
             f'errors="{errors}" time="0">',
             *signed,
         ),
-        *(_suite(name, cases, report.fail_on, held) for name, cases in suites),
+        *(_suite(name, cases, fail_on, held) for name, cases in suites),
         ("</testsuites>",),
     )
     return lines_in_parts(lines, _PART_LINES)

@@ -27,12 +27,14 @@ from verifier.views.findings import (
     verdict_text,
 )
 from verifier.views.inert import markdown as _esc
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 MAX_FINDINGS = 200
 
 
-def render(report: Report) -> str:
-    verdict = verdict_text(report)
+def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    fail_on = settings.fail_on
+    verdict = verdict_text(report, fail_on)
     scope = ", ".join(_esc(s) for s in report.scope) or "none"
     lines = [
         f"## verify-evidence: {verdict}",
@@ -42,14 +44,14 @@ def render(report: Report) -> str:
         "",
         "| Stage | Status | Checked |",
         "|---|---|---|",
-        f"| authenticity | {report.stage_status(report.authenticity).value} | "
+        f"| authenticity | {report.stage_status(report.authenticity, fail_on).value} | "
         f"{_esc(authenticity_detail(report))} |",
     ]
     for stage in report.stages:
         detail = stage_detail(stage) + (f" ({stage.note})" if stage.note else "")
         per = "; ".join(f"{name}: {counts}" for name, counts in manifest_details(stage))
         detail += f"; per manifest: {per}" if per else ""
-        status = report.stage_status(stage).value
+        status = report.stage_status(stage, fail_on).value
         lines.append(f"| {stage.stage.value} | {status} | {_esc(detail)} |")
     unchecked = unchecked_line(report)
     if unchecked:
@@ -91,10 +93,8 @@ def render(report: Report) -> str:
 
     # the catalogue and the spec the run judged (Report.catalogue, Report.spec), never a
     # default of the view's own
-    catalogue = report.catalogue
-    document = report.records.document(report.content_path(catalogue)) if catalogue else None
-    if document is not None:
+    if report.catalogue and report.selected.catalogue is not None:
         lines += ["", "### Per-case outcomes", ""]
-        body = render_table(build_table(report)).split("\n", 2)[2]  # drop its status line
+        body = render_table(build_table(report, fail_on)).split("\n", 2)[2]  # no status line
         lines.append(body.rstrip("\n"))
     return "\n".join(lines) + "\n"

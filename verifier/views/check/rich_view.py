@@ -10,7 +10,7 @@ from types import MappingProxyType
 from rich.console import Console
 from rich.text import Text
 
-from verifier.findings import Finding
+from verifier.findings import Finding, Severity
 from verifier.report import Report, StageResult, StageStatus
 from verifier.views.check.text import (
     acceptance_line,
@@ -32,6 +32,7 @@ from verifier.views.findings import (
     verdict_text,
 )
 from verifier.views.inert import visible
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 from verifier.views.terminal import SEVERITY_STYLE, grid, plain, stacked
 
 _STYLE = MappingProxyType(
@@ -44,12 +45,13 @@ _STYLE = MappingProxyType(
 )
 
 
-def _status(report: Report, stage: StageResult) -> Text:
-    status = report.stage_status(stage)
+def _status(report: Report, stage: StageResult, fail_on: Severity) -> Text:
+    status = report.stage_status(stage, fail_on)
     return Text(status.value, style=_STYLE[status])
 
 
-def show(report: Report, out: Console) -> None:
+def show(report: Report, out: Console, settings: RenderSettings = DEFAULT_SETTINGS) -> None:
+    fail_on = settings.fail_on
     scope = ", ".join(s if s == "." else s + "/" for s in report.scope) or "(none)"
     out.print(
         Text.assemble(
@@ -63,7 +65,7 @@ def show(report: Report, out: Console) -> None:
     table = grid(("stage", "status", "checked"), box=None, pad_edge=False)
     table.add_row(
         Text("authenticity"),
-        _status(report, report.authenticity),
+        _status(report, report.authenticity, fail_on),
         Text(visible(authenticity_detail(report))),
     )
     for stage in report.stages:
@@ -72,11 +74,11 @@ def show(report: Report, out: Console) -> None:
             detail.append("\n" + visible(stage.note))
         for name, counts in manifest_details(stage):
             detail.append(f"\n{visible(name)}: {counts}")
-        table.add_row(Text(stage.stage.value), _status(report, stage), detail)
+        table.add_row(Text(stage.stage.value), _status(report, stage, fail_on), detail)
     out.print(table)
     out.print(Text(report.summary_line, style="bold"))
-    verdict = f"Verdict: {verdict_text(report)}."
-    out.print(Text(verdict, style="bold green" if report.passed else "bold red"))
+    verdict = f"Verdict: {verdict_text(report, fail_on)}."
+    out.print(Text(verdict, style="bold red" if report.fails(fail_on) else "bold green"))
     unchecked = unchecked_line(report)
     if unchecked:
         out.print(Text(unchecked, style="yellow"))
@@ -90,7 +92,7 @@ def show(report: Report, out: Console) -> None:
     groups = cascade(findings)
     chained = cascade_line(groups)
     title = count_line(findings) + (f"; {chained}" if chained else "")
-    every = report.all_blocked
+    every = settings.all_blocked
     if stacked(out):
         _stacked_findings(groups, title, out, every)
         return

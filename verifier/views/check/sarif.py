@@ -3,7 +3,7 @@ A result's ``level`` is its finding's severity (``error``, ``warning``, ``note``
 default level the severity fixed for its code. Text is kept exactly (JSON escaping is inert).
 
 Locations: the file a finding's line counts in (the manifest, for a manifest line about a
-listed file), relative to the working directory the check ran in (the report's
+listed file), relative to the working directory the check ran in (the settings'
 ``path_prefix``: ``my-archive/`` for ``check my-archive``, or ``--path-prefix``), with
 ``startLine`` and ``startColumn`` (Unicode code points) where the finding has them.
 
@@ -50,6 +50,7 @@ from verifier.findings import CODES, Finding, Stage, severity_of
 from verifier.report import Report
 from verifier.views.clean import clean_str, dumps_clean
 from verifier.views.findings import blocked_by, blocked_summary, capped, cascade
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 25_000  # GitHub code scanning's limit of results per run
@@ -128,10 +129,10 @@ def fingerprints(findings: list[Finding]) -> list[str]:
     return out
 
 
-def _physical(report: Report, finding: Finding) -> dict[str, Any]:
+def _physical(settings: RenderSettings, finding: Finding) -> dict[str, Any]:
     physical: dict[str, Any] = {
         "artifactLocation": {
-            "uri": quote(clean_str(report.ci_path(finding.location_path)), safe="/-._~"),
+            "uri": quote(clean_str(settings.ci_path(finding.location_path)), safe="/-._~"),
             "uriBaseId": "%SRCROOT%",
         }
     }
@@ -143,7 +144,7 @@ def _physical(report: Report, finding: Finding) -> dict[str, Any]:
     return physical
 
 
-def _related(report: Report, findings: list[Finding], role: str) -> list[dict[str, Any]]:
+def _related(settings: RenderSettings, findings: list[Finding], role: str) -> list[dict[str, Any]]:
     """``findings`` as related locations, each with its code and message (``role`` before
     it), at most :data:`MAX_RELATED`."""
     out = []
@@ -151,18 +152,18 @@ def _related(report: Report, findings: list[Finding], role: str) -> list[dict[st
         text = f"{role}: {f.code}: {f.message}"
         if f.pointer is not None:
             text = f"{role}: {f.code} at {f.pointer}: {f.message}"
-        physical = _physical(report, f)
+        physical = _physical(settings, f)
         out.append({"id": number, "physicalLocation": physical, "message": {"text": text}})
     return out
 
 
-def _entry(report: Report, finding: Finding) -> dict[str, Any]:
+def _entry(settings: RenderSettings, finding: Finding) -> dict[str, Any]:
     """The spec entry of the assertion behind ``finding`` as a related location."""
     related = finding.related
     assert related is not None
     physical: dict[str, Any] = {
         "artifactLocation": {
-            "uri": quote(clean_str(report.ci_path(related.path)), safe="/-._~"),
+            "uri": quote(clean_str(settings.ci_path(related.path)), safe="/-._~"),
             "uriBaseId": "%SRCROOT%",
         }
     }
@@ -176,7 +177,7 @@ def _entry(report: Report, finding: Finding) -> dict[str, Any]:
 
 
 def _result(
-    report: Report,
+    settings: RenderSettings,
     finding: Finding,
     index: int,
     fingerprint: str,
@@ -196,13 +197,13 @@ def _result(
         "ruleIndex": index,
         "level": finding.severity.value,
         "message": {"text": text},
-        "locations": [{"physicalLocation": _physical(report, finding)}],
+        "locations": [{"physicalLocation": _physical(settings, finding)}],
         "partialFingerprints": {FINGERPRINT: fingerprint},
     }
     if blocked:
-        result["relatedLocations"] = _related(report, blocked, "blocked by this result")
+        result["relatedLocations"] = _related(settings, blocked, "blocked by this result")
     if cause is not None:
-        result["relatedLocations"] = _related(report, [cause], "blocked by")
+        result["relatedLocations"] = _related(settings, [cause], "blocked by")
         result["suppressions"] = [
             {
                 "kind": "external",
@@ -211,7 +212,7 @@ def _result(
             }
         ]
     if finding.related is not None:  # the spec entry of the assertion behind it
-        entry = _entry(report, finding)
+        entry = _entry(settings, finding)
         entry["id"] = len(result.get("relatedLocations", []))
         result.setdefault("relatedLocations", []).append(entry)
     properties: dict[str, Any] = {}
@@ -230,7 +231,10 @@ def _result(
     return result
 
 
-def render(report: Report, limit: int = MAX_RESULTS) -> str:
+def render(
+    report: Report, settings: RenderSettings = DEFAULT_SETTINGS, limit: int = MAX_RESULTS
+) -> str:
+    fail_on = settings.fail_on
     rules = _rules()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     findings = report.findings
@@ -241,7 +245,7 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
     ordered = [f for f, _ in groups] + [b for _, items in groups for b in items]
     kept, left_out = capped(ordered, limit - 1 if len(findings) > limit else limit)
     results = [
-        _result(report, f, index[f.code], prints[id(f)], blocks.get(id(f)), cause_of.get(id(f)))
+        _result(settings, f, index[f.code], prints[id(f)], blocks.get(id(f)), cause_of.get(id(f)))
         for f in kept
     ]
     if left_out:
@@ -276,7 +280,7 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                 # the run's verdict as its exit code: 1 when a counted finding reaches
                 # --fail-on (the rule of the exit code and of every view)
                 "invocations": [
-                    {"executionSuccessful": True, "exitCode": 0 if report.passed else 1}
+                    {"executionSuccessful": True, "exitCode": int(report.fails(fail_on))}
                 ],
                 "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {
@@ -290,8 +294,8 @@ def render(report: Report, limit: int = MAX_RESULTS) -> str:
                 "results": results,
                 "properties": {
                     "summary": report.summary_line,
-                    "verdict": report.verdict,
-                    "failOn": report.fail_on.value,
+                    "verdict": report.verdict(fail_on),
+                    "failOn": fail_on.value,
                     "acceptedFindings": len(report.accepted),
                     "stages": {s.stage.value: s.status.value for s in report.checks},
                     "signatures": [c.to_dict() for c in report.signatures],

@@ -24,6 +24,7 @@ from verifier.views.findings import (
     verdict_text,
 )
 from verifier.views.inert import visible
+from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 
 def stage_detail(stage: StageResult) -> str:
@@ -62,10 +63,10 @@ def authenticity_detail(report: Report) -> str:
     return "; ".join(parts)
 
 
-def authenticity_lines(report: Report) -> list[str]:
+def authenticity_lines(report: Report, fail_on: Severity) -> list[str]:
     """The authenticity stage: who signed and how it was checked, or that it was not."""
     stage = report.authenticity
-    head = f"  {'authenticity':<12} {report.stage_status(stage).value:<16} "
+    head = f"  {'authenticity':<12} {report.stage_status(stage, fail_on).value:<16} "
     if not report.signatures:
         return [head + visible(stage.note or "no signature checked")]
     verified = stage.counts.get("verified", 0)
@@ -146,15 +147,16 @@ def manifest_details(stage: StageResult) -> list[tuple[str, str]]:
     ]
 
 
-def render(report: Report) -> str:
+def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    fail_on = settings.fail_on
     scope = ", ".join(visible(s) if s == "." else visible(s) + "/" for s in report.scope)
     lines = [
         f"verify-evidence {report.tool_version}: {visible(report.manifest)} "
         f"(unlisted files looked for in: {scope or '(none)'})"
     ]
-    lines.extend(authenticity_lines(report))
+    lines.extend(authenticity_lines(report, fail_on))
     for stage in report.stages:
-        status = report.stage_status(stage).value
+        status = report.stage_status(stage, fail_on).value
         lines.append(f"  {stage.stage.value:<12} {status:<16} {stage_detail(stage)}")
         if stage.note:
             lines.append(f"  {'':<12} {'':<16} {visible(stage.note)}")
@@ -164,10 +166,10 @@ def render(report: Report) -> str:
     unchecked = unchecked_line(report)
     if unchecked:
         lines.append(unchecked)
-    lines.append(f"Verdict: {verdict_text(report)}.")
+    lines.append(f"Verdict: {verdict_text(report, fail_on)}.")
     if report.configuration is not None:
-        settings = ", ".join(report.configuration["settings"]) or "nothing"
-        lines.append(f"Configuration {visible(report.configuration['file'])} set: {settings}.")
+        set_ = ", ".join(report.configuration["settings"]) or "nothing"
+        lines.append(f"Configuration {visible(report.configuration['file'])} set: {set_}.")
     accepted = acceptance_line(report)
     if accepted:
         lines.append(accepted)
@@ -184,7 +186,7 @@ def render(report: Report) -> str:
                 lines.append(finding_line(f) + visible(blocked_by(f)))
                 if blocked[id(f)]:
                     lines.append(f"  {blocked_summary(blocked[id(f)])}:")
-                    listed, more = blocked_listed(blocked[id(f)], report.all_blocked)
+                    listed, more = blocked_listed(blocked[id(f)], settings.all_blocked)
                     lines.extend(f"    {_severity_apart(b, f)}{finding_line(b)}" for b in listed)
                     if more:
                         lines.append(f"    {more}")
