@@ -8,7 +8,10 @@ from typing import Annotated
 
 import typer
 
-from verifier.commands import EXIT_OK, ManifestOpt, RootArg, ScopeOpt, optional_path, optional_tuple
+from verifier.commands import EXIT_OK
+from verifier.commands.options import ManifestOpt, ScopeOpt
+
+RootArg = Annotated[Path, typer.Argument(help="The archive's root folder.")]
 
 
 def manifest(
@@ -58,11 +61,11 @@ def manifest(
     minisign_key = None
     if sign_minisign is not None:  # read (and the password asked) before anything is written
         from verifier.authoring.sign_minisign import ask_password, read_secret_key
-        from verifier.commands.signopts import read_trust_file
+        from verifier.commands.options import read_trust_file
 
         minisign_key = read_trust_file(sign_minisign, "--sign-minisign")
         secret = read_secret_key(minisign_key, ask_password)
-    where, scopes = optional_path(manifest), optional_tuple(scope)
+    where, scopes = manifest or None, tuple(scope) if scope else None
     signatures: list[tuple[str, bytes]] = []
     if sign_ssh is not None or minisign_key is not None:
         # sign the very bytes about to be written, before anything is written: a signing
