@@ -40,18 +40,9 @@ def check(request: Request) -> int:
     from verifier.errors import UsageError
     from verifier.pipeline import verify
 
-    root, quiet, attest_key, path_prefix = (
-        request.source,
-        request.quiet,
-        request.attest_key,
-        request.path_prefix,
-    )
-    fail_on, all_blocked, no_color, color = (
-        request.fail_on,
-        request.all_blocked,
-        request.no_color,
-        request.color,
-    )
+    quiet, color, attest_key = request.quiet, request.color, request.attest_key
+    root, path_prefix, fail_on = request.source, request.path_prefix, request.fail_on
+    all_blocked = request.all_blocked
     given = tokens(request.order, request.fmt, request.output)
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, options = request.location, request.options(pairs)
@@ -72,7 +63,7 @@ def check(request: Request) -> int:
         for name, path in pairs:
             if quiet and path is None:
                 continue
-            if name == Format.AUTO and path is None and use_rich(True, no_color, color):
+            if name == Format.AUTO and path is None and use_rich(True, request.no_color, color):
                 rendered.append((name, path, None))  # drawn once the progress is gone
                 continue
             if name == "in-toto" and attest_key is not None:
