@@ -4,7 +4,7 @@ Every option is a field of :class:`Request`, its ``typer`` declaration the field
 ``Annotated`` metadata (a repeatable option's metadata is the ``list`` alias typer reads; the
 request holds a tuple). A command names the fields it takes, in its ``--help`` order
 (:func:`command`); typer only fills them, the configuration file is overlaid in one place
-(:func:`verifier.commands.configopts.overlay`), and the command function gets one frozen
+(:func:`overlay`), and the command function gets one frozen
 :class:`Request` and returns the exit code. :meth:`Request.options` turns it into the core's
 :class:`~verifier.pipeline.Options`, every value strictly checked (a bad one: exit 2).
 """
