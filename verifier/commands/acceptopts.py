@@ -5,60 +5,20 @@ anything of the archive is read."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from verifier.report import Report
 
-IgnoreOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--ignore",
-        metavar="CODE[,CODE]",
-        help="Do not count findings of these codes (or groups: 'manifest' for every "
-        "manifest.* code); they stay in the JSON report, marked ignored, and are counted. "
-        "Repeatable.",
-    ),
-]
-SelectOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--select",
-        metavar="CODE[,CODE]",
-        help="Count only findings of these codes or groups; the others stay in the JSON "
-        "report, marked not-selected, and are counted. Repeatable.",
-    ),
-]
-BaselineOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--baseline",
-        metavar="FILE",
-        help="Accept the findings this baseline file lists (matched by code, path, pointer and "
-        "fingerprint): reported as accepted, not counted. An entry that matches nothing is a "
-        "baseline.unmatched warning.",
-    ),
-]
-WriteBaselineOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--write-baseline",
-        metavar="FILE",
-        help="Write a baseline accepting every finding this run counts (plus those --baseline "
-        "accepted), then report them as accepted ('-': standard output).",
-    ),
-]
-
 
 def acceptance_options(
-    ignore: list[str] | None,
-    select: list[str] | None,
+    ignore: Sequence[str],
+    select: Sequence[str] | None,
     baseline: Path | None,
     write_baseline: Path | None,
-    outputs: list[tuple[str, Path | None]] = [],  # noqa: B006 - never mutated
+    outputs: Sequence[tuple[str, Path | None]] = (),
 ) -> dict[str, Any]:
     """The :class:`~verifier.plan.options.Options` fields these options set; raises
     :class:`~verifier.errors.UsageError` (exit 2) for an unknown code, an unreadable or
@@ -67,7 +27,7 @@ def acceptance_options(
     from verifier.errors import UsageError
     from verifier.values.selection import parse_codes
 
-    ignored = parse_codes(ignore or (), "--ignore")
+    ignored = parse_codes(ignore, "--ignore")
     selected = None if select is None else parse_codes(select, "--select")
     from verifier.commands.output import is_stdout
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from verifier.commands import EXIT_FINDINGS, EXIT_OK
-from verifier.commands.signopts import AllowedSignersOpt, IdentityOpt, VerifyTimeOpt
+from verifier.commands.options import AllowedSignersOpt, IdentityOpt, Request, VerifyTimeOpt
 from verifier.sources.registry import looks
 
 PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
@@ -48,14 +48,14 @@ def verify(
     from verifier.authenticity.dsse import MAX_ENVELOPE_BYTES
     from verifier.authenticity.dsse import verify as verify_envelope
     from verifier.authenticity.interface import SignatureFile
-    from verifier.commands.signopts import read_trust_file, trust_options
+    from verifier.commands.options import read_trust_file, trust_options
     from verifier.errors import UsageError
     from verifier.views.inert import visible
 
     if allowed_signers is None:
         raise UsageError("attestation verify needs --allowed-signers")
     trust = trust_options(
-        None, False, allowed_signers, identity, "file", verify_time, None, False, None
+        Request(allowed_signers=allowed_signers, identity=identity, verify_time=verify_time)
     )
     data = read_trust_file(envelope, "FILE")[:MAX_ENVELOPE_BYTES]
     verdict, payload = verify_envelope(SignatureFile(str(envelope), data), trust)

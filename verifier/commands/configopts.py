@@ -20,37 +20,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from verifier.errors import UsageError
 from verifier.plan.config import CONFIG_FILE, KEYS, PYPROJECT, Config, parse_config
-from verifier.suggest import did_you_mean
-
-ConfigOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        metavar="FILE",
-        help="Read settings from FILE (a verify-evidence.toml, or a pyproject.toml with "
-        "[tool.verify-evidence]) instead of looking in the working directory.",
-    ),
-]
-NoConfigOpt = Annotated[
-    bool, typer.Option("--no-config", help="Read no configuration file: flags and defaults only.")
-]
-ShowConfigOpt = Annotated[
-    bool,
-    typer.Option(
-        "--show-config",
-        help="Print the effective settings, each with where it came from, and exit (nothing "
-        "is verified).",
-    ),
-]
 
 
 @dataclass(slots=True)
@@ -230,59 +208,6 @@ def refuse_archive_config(
     )
 
 
-def configure(
-    ctx: typer.Context,
-    command: str,
-    location: str,
-    git: Path | None,
-    explicit: Path | None,
-    no_config: bool,
-    convert: Mapping[str, Any],
-    keys: frozenset[str] | None = None,
-    rev: str | None = None,
-) -> Configured:
-    """Find the configuration and work out every setting's value and origin. ``convert``
-    maps a parameter name to a function turning the file's value into the parameter's.
-
-    ``keys``: the keys this command takes from a file (``None``: every key whose option it
-    has, and a key it has no option for is exit 2, as ``check`` does). A command other than
-    ``check`` passes its keys: one configuration file serves every command, so a key another
-    command takes (``stages``, a check ``format``) is left to it, not an error, and
-    ``--show-config`` says so. ``rev``: the ``--rev`` given (SOURCE is then a repository)."""
-    config, found = find_config(explicit, no_config, Path("."))
-    out = Configured(config, found)
-    if config is not None and found != "--config":
-        refuse_archive_config(config, location, git, rev)
-    for key, spec in KEYS.items():
-        if spec.param not in ctx.params or (keys is not None and key not in keys):
-            continue
-        source = ctx.get_parameter_source(spec.param)
-        given = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
-        if given:
-            out.origins[key] = "command line"
-        elif config is not None and key in config.values:
-            value = config.values[key]
-            make = convert.get(spec.param)
-            out.applied[key] = make(value, config) if make else value
-            out.origins[key] = config.name
-        else:
-            out.origins[key] = "default"
-    if config is not None:
-        for key in config.values:
-            if keys is not None:
-                if key not in keys:
-                    out.origins[key] = f"{config.name}, not taken by {command}"
-                continue
-            if KEYS[key].param not in ctx.params:
-                raise UsageError(f"{config.name}: {key} is not an option of {command}")
-    return out
-
-
-def show_config_text(configured: Configured, ctx: typer.Context, command: str) -> str:
-    """:func:`show_config` (the name the other commands import)."""
-    return show_config(configured, ctx, command)
-
-
 def show_config(configured: Configured, ctx: typer.Context, command: str) -> str:
     """The ``--show-config`` text: the file, then ``key = value  # origin`` per key."""
     from verifier.views.inert import visible
@@ -308,40 +233,6 @@ def show_config(configured: Configured, ctx: typer.Context, command: str) -> str
         shown = json.dumps(_plain(getattr(value, "value", value)), ensure_ascii=True, default=str)
         lines.append(f"{key} = {shown}  # {visible(configured.origins.get(key, 'default'))}")
     return "\n".join(lines) + "\n"
-
-
-def choice(name: str, options: Mapping[str, Any] | list[str]) -> Any:
-    """A converter for a key whose value is one of ``options`` (did-you-mean otherwise)."""
-
-    def make(value: Any, config: Config) -> Any:
-        names = list(options)
-        if value.lower() not in names:
-            raise UsageError(
-                f"{config.name}: {name} {value!r}: not one of {', '.join(names)}"
-                + did_you_mean(value, names)
-            )
-        return options[value.lower()] if isinstance(options, Mapping) else value.lower()
-
-    return make
-
-
-def relative_to(config: Config, value: str) -> Path:
-    """A file a configuration names, relative to the configuration file's folder."""
-    path = Path(value)
-    return path if path.is_absolute() else Path(os.path.dirname(config.name) or ".") / path
-
-
-def converters(formats: Any, fail_on: Any, color: Any = None) -> dict[str, Any]:
-    """How ``check``'s parameters take a configuration file's values."""
-    names = [f.value for f in formats]
-    fmt = choice("format", {n: formats(n) for n in names})
-    return {
-        "fmt": fmt,
-        "fail_on": choice("fail-on", {f.value: f for f in fail_on}),
-        "color": choice("color", {c.value: c for c in color or ()}),
-        "baseline": lambda value, config: relative_to(config, value),
-        "stages": lambda value, config: ",".join(value),
-    }
 
 
 def verbose_text(configured: Configured) -> str:

@@ -8,7 +8,10 @@ from typing import Annotated
 
 import typer
 
-from verifier.commands import EXIT_OK, ManifestOpt, RootArg, ScopeOpt, optional_path, optional_tuple
+from verifier.commands import EXIT_OK
+from verifier.commands.options import ManifestOpt, ScopeOpt
+
+RootArg = Annotated[Path, typer.Argument(help="The archive's root folder.")]
 
 
 def manifest(
@@ -49,49 +52,59 @@ def manifest(
 
     Example: verify-evidence manifest . --write
     """
+    from verifier.atomicwrite import write_atomic
     from verifier.authoring.manifest_file import write_manifest
+    from verifier.errors import UsageError
 
     if (sign_ssh or sign_minisign) and not write:
-        from verifier.errors import UsageError
-
         raise UsageError("--sign-ssh and --sign-minisign sign the manifest written: add --write")
-    minisign_key = None
-    if sign_minisign is not None:  # read (and the password asked) before anything is written
-        from verifier.authoring.sign_minisign import ask_password, read_secret_key
-        from verifier.commands.signopts import read_trust_file
-
-        minisign_key = read_trust_file(sign_minisign, "--sign-minisign")
-        secret = read_secret_key(minisign_key, ask_password)
-    where, scopes = optional_path(manifest), optional_tuple(scope)
-    signatures: list[tuple[str, bytes]] = []
-    if sign_ssh is not None or minisign_key is not None:
-        # sign the very bytes about to be written, before anything is written: a signing
-        # failure leaves the old manifest (and its old signatures) as they were
-        target, text = write_manifest(root, where, scopes, False)
-        if sign_ssh is not None:
-            from verifier.authoring.sign_ssh import sign_ssh as ssh_signature
-
-            signatures.append((target + ".sig", ssh_signature(sign_ssh, text)))
-        if minisign_key is not None:
-            from verifier.authoring.sign_minisign import minisign_signature
-
-            name = Path(target).name
-            signatures.append((target + ".minisig", minisign_signature(secret, text, name)))
+    where, scopes = manifest or None, tuple(scope) if scope else None
+    text, signatures = signed(root, where, scopes, sign_ssh, sign_minisign)
     target, written = write_manifest(root, where, scopes, write)
     if signatures and written != text:
-        from verifier.errors import UsageError
-
         raise UsageError("the folder changed while the manifest was signed; run it again")
     if not write:
         sys.stdout.buffer.write(written)
         return EXIT_OK
     print(f"wrote {target}", file=sys.stderr)
     for path, data in signatures:
-        from verifier.atomicwrite import write_atomic
-
         write_atomic(path, data)
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
+
+
+def signed(
+    root: Path,
+    where: str | None,
+    scopes: tuple[str, ...] | None,
+    sign_ssh: Path | None,
+    sign_minisign: Path | None,
+) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """The manifest about to be written and its signatures (none without a key), made
+    before anything is written: a signing failure leaves the old manifest (and its old
+    signatures) as they were. The minisign key is read (its password asked) first."""
+    from verifier.authoring.manifest_file import write_manifest
+
+    secret = None
+    if sign_minisign is not None:
+        from verifier.authoring.sign_minisign import ask_password, read_secret_key
+        from verifier.commands.options import read_trust_file
+
+        secret = read_secret_key(read_trust_file(sign_minisign, "--sign-minisign"), ask_password)
+    if sign_ssh is None and secret is None:
+        return b"", []
+    target, text = write_manifest(root, where, scopes, False)
+    signatures: list[tuple[str, bytes]] = []
+    if sign_ssh is not None:
+        from verifier.authoring.sign_ssh import sign_ssh as ssh_signature
+
+        signatures.append((target + ".sig", ssh_signature(sign_ssh, text)))
+    if secret is not None:
+        from verifier.authoring.sign_minisign import minisign_signature
+
+        name = Path(target).name
+        signatures.append((target + ".minisig", minisign_signature(secret, text, name)))
+    return text, signatures
 
 
 def register(app: typer.Typer) -> None:

@@ -21,14 +21,12 @@ from verifier.commands import (
     EXIT_OK,
     EXIT_USAGE,
     Color,
-    ColorOpt,
     FailOn,
-    FailOnOpt,
-    NoColorOpt,
     rich_console,
     threshold,
     use_rich,
 )
+from verifier.commands.options import ColorOpt, FailOnOpt, NoColorOpt
 from verifier.commands.output import format_choices, format_help
 from verifier.transcripts import SHAPES
 from verifier.transcripts.containers import CONTAINERS
