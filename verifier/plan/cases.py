@@ -92,6 +92,15 @@ def _is(rule: Any) -> bool:
     return isinstance(rule, dict)
 
 
+def _globs_case(node: Any, key: str | None = None) -> bool:
+    """Whether ``node`` (a rule) puts ``{case}`` into a glob (a ``files`` string)."""
+    if isinstance(node, str):
+        return key == "files" and CASE in node
+    if isinstance(node, dict):
+        return any(_globs_case(v, k) for k, v in node.items() if k not in VALUE_KEYS)
+    return isinstance(node, list) and any(_globs_case(v, key) for v in node)
+
+
 def _put(node: Any, case: str, key: str | None = None) -> Any:
     """``node`` with ``{case}`` replaced in its file-name strings: the same object where
     nothing changes."""
@@ -186,7 +195,19 @@ def expanded(
     rule_of: list[int] = []
     judged: set[str] = set()
     over = False
+    globbing = {index for index, rule in _rules(spec) if _globs_case(rule)}
     for case, index, made in expand(spec, cases):
+        if index in globbing and ("*" in case or "?" in case):
+            findings.append(
+                [
+                    "rule.case-not-literal",
+                    f"/rules/{index}",
+                    f"The case folder {json.dumps(case[:200])} holds * or ?, which the glob "
+                    "of this rule's files cannot name literally, so the rule was not checked "
+                    "for it; rename the folder or write the assertion out",
+                ]
+            )
+            continue
         if len(instances) >= limit:
             over = True
             break
