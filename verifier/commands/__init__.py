@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from verifier.findings import Severity
     from verifier.report import Report
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 RootArg = Annotated[Path, typer.Argument(help="The archive's root folder.")]
 ManifestOpt = Annotated[
