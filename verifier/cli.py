@@ -16,7 +16,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from verifier.commands import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from verifier.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from verifier.version import __version__
 
 # The subcommand modules, in the order --help lists them (each has register(app)).
@@ -101,13 +101,9 @@ def main(argv: list[str] | None = None) -> None:
             if type(exc).__name__ == "NoArgsIsHelpError":
                 _fail(f"missing command ({', '.join(COMMANDS)}); see 'verify-evidence --help'")
             _fail(exc.format_message())
-        from verifier.views.inert import visible
-
-        print(
-            f"verify-evidence: internal error: {type(exc).__name__}: {visible(str(exc))}",
-            file=sys.stderr,
-        )
-        sys.exit(EXIT_INTERNAL)
+        # a bug of the verifier's own: the command could not run, one line and exit 2 (no
+        # input should cause it: the hostile tests fail on the words "internal error")
+        _fail(f"internal error: {type(exc).__name__}: {str(exc)[:500]}")
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 

@@ -178,6 +178,12 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "with everyCaseJudged, a case that no rule instance and no assertion reads; add a "
             "rule or an assertion for it, or narrow the case glob",
         ),
+        "rule.case-not-literal": (
+            Stage.CONSISTENCY,
+            "a case folder whose name holds * or ?, which a rule's files glob cannot name "
+            "literally: the rule was not checked for it; rename the folder or write the "
+            "assertion out",
+        ),
         "rule.too-many": (
             Stage.CONSISTENCY,
             "the rules stand for more assertions than the entry limit (cases times rules): the "
@@ -440,6 +446,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "assertion.internal-error": Severity.ERROR,  # a bug: nothing was checked
         "rule.no-cases": Severity.ERROR,  # no rule was checked: never a pass
         "rule.case-unjudged": Severity.ERROR,
+        "rule.case-not-literal": Severity.ERROR,  # an instance not checked: never a pass
         "rule.too-many": Severity.ERROR,  # instances not checked: never a pass
         "catalogue.unresolved": Severity.ERROR,
         "catalogue.unknown-assertion": Severity.ERROR,

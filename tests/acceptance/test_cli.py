@@ -197,7 +197,7 @@ def test_version() -> None:
     assert proc.stdout.strip() == f"verify-evidence {__version__}"
 
 
-def test_internal_error_is_one_line_and_exit_3(
+def test_internal_error_is_one_line_and_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import verifier.pipeline
@@ -209,9 +209,9 @@ def test_internal_error_is_one_line_and_exit_3(
     monkeypatch.setattr(verifier.pipeline, "verify", boom)
     with pytest.raises(SystemExit) as exit_info:
         main(["check", str(REPO)])
-    assert exit_info.value.code == 3
+    assert exit_info.value.code == 2  # never exit 3: the command could not run
     err = capsys.readouterr().err
-    assert err == "verify-evidence: internal error: RuntimeError: simulated\n"
+    assert err == "verify-evidence: error: internal error: RuntimeError: simulated\n"
 
 
 def test_ci_runs_the_readme_test_command() -> None:

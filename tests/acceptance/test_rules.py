@@ -116,6 +116,21 @@ def test_a_case_nothing_reads_is_a_finding(tmp_path: Path) -> None:
     assert CASE1 in unjudged[0].message
 
 
+def test_a_case_folder_named_with_a_glob_character_is_a_finding(tmp_path: Path) -> None:
+    root = _made(tmp_path, "rules", True)
+    files = {"id": "files", "kind": "count", "description": "d", "files": "{case}/*.json"}
+    _edit_spec(root, lambda s: s["rules"].append({**files, "equals": 3}))
+    good = verify(root)
+    assert good.ok and not [c for c in _codes(good) if c.startswith("rule.")]
+    (root / CASE1).rename(root / "evidence/cases/000/case-00000?")
+    rewrite_manifest(root)
+    report = verify(root)
+    (found,) = [f for f in report.consistency.findings if f.code == "rule.case-not-literal"]
+    assert (found.path, found.pointer) == (SPEC, "/rules/3") and not report.ok
+    assert "files@evidence/cases/000/case-00000?" not in {a.id for a in report.assertions}
+    assert "same-payment@evidence/cases/000/case-00000?" in {a.id for a in report.assertions}
+
+
 def test_instances_past_the_entry_limit_are_a_finding_not_memory(tmp_path: Path) -> None:
     root = _made(tmp_path, "rules", True)
 

@@ -223,6 +223,7 @@ def assert_safe(
     where = f"verify-evidence {' '.join(run.args)}"
     assert not run.timed_out, f"{where}: still running when killed (a hang)"
     assert run.rc != 3, f"{where}: exit 3 (a crash): {run.stderr[-2000:]}"
+    assert "internal error" not in run.stderr, f"{where}: a crash: {run.stderr[-2000:]}"
     assert run.rc in allowed, f"{where}: exit {run.rc}, expected {sorted(allowed)}: {run.stderr}"
     assert "Traceback" not in run.stderr, f"{where}: traceback: {run.stderr[-2000:]}"
     if run.rc == 2:

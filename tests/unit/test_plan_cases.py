@@ -86,6 +86,26 @@ def test_no_cases_is_a_finding() -> None:
     assert [f[0] for f in findings_of(expanded(spec, NAMES))] == ["rule.no-cases"]
 
 
+def test_a_case_name_a_glob_cannot_hold_is_a_finding_not_a_wider_glob() -> None:
+    """A glob has no escape: ``{case}`` replaced by ``cases/a*`` in a ``files`` glob would also
+    match the files of ``cases/ab``, so that instance is not made; a rule whose file names
+    are exact still is."""
+    names = ["cases/a*/run.json", "cases/ab/run.json", "cases/b?/run.json"]
+    spec = _spec()
+    spec["cases"] = {"folders": "cases/*"}
+    out = expanded(spec, names)
+    assert [a["id"] for a in out["assertions"]] == [
+        "same@cases/a*",
+        "same@cases/ab",
+        "n@cases/ab",
+        "same@cases/b?",
+    ]
+    found = findings_of(out)
+    assert [(f[0], f[1]) for f in found] == [("rule.case-not-literal", "/rules/1")] * 2
+    assert '"cases/a*"' in found[0][2] and '"cases/b?"' in found[1][2]
+    assert findings_of(expanded(_spec(), NAMES)) == []  # (no such name: no finding)
+
+
 def test_instances_are_bounded() -> None:
     names = [f"evidence/cases/c{i}/run.json" for i in range(1000)]
     out = expanded(_spec(everyCaseJudged=True), names, limit=7)

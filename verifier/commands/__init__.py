@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from verifier.findings import Severity
     from verifier.report import Report
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 class Color(StrEnum):

@@ -92,33 +92,47 @@ def _is(rule: Any) -> bool:
     return isinstance(rule, dict)
 
 
-def _put(node: Any, case: str, key: str | None = None) -> Any:
-    """``node`` with ``{case}`` replaced in its file-name strings: the same object where
-    nothing changes."""
+def _globs_case(node: Any, key: str | None = None) -> bool:
+    """Whether ``node`` (a rule) puts ``{case}`` into a glob (a ``files`` string)."""
     if isinstance(node, str):
-        return node.replace(CASE, case) if key in FILE_KEYS and CASE in node else node
+        return key == "files" and CASE in node
     if isinstance(node, dict):
-        out: dict[str, Any] | None = None
-        for k, v in node.items():
-            if k in VALUE_KEYS or not isinstance(v, str | dict | list):
-                continue
-            new = _put(v, case, k)
-            if new is not v:
-                if out is None:
-                    out = dict(node)
-                out[k] = new
-        return node if out is None else out
-    if isinstance(node, list):
-        items = [_put(v, case, key) for v in node]
-        return node if all(a is b for a, b in zip(items, node, strict=True)) else items
-    return node
+        return any(_globs_case(v, k) for k, v in node.items() if k not in VALUE_KEYS)
+    return isinstance(node, list) and any(_globs_case(v, key) for v in node)
 
 
-def instance(rule: dict[str, Any], case: str) -> dict[str, Any]:
+def _holes(node: Any, key: str | None = None) -> Any:
+    """Where ``{case}`` goes in ``node`` (a rule): ``True`` for a file-name string holding it,
+    a dict from key (or list index) to the holes below it, ``None`` for nothing; found once
+    per rule, so that each instance copies only the containers on the way to a hole."""
+    if isinstance(node, str):
+        return True if key in FILE_KEYS and CASE in node else None
+    if isinstance(node, dict):
+        below = {k: _holes(v, k) for k, v in node.items() if k not in VALUE_KEYS}
+    elif isinstance(node, list):
+        below = {i: _holes(v, key) for i, v in enumerate(node)}
+    else:
+        return None
+    holes = {k: h for k, h in below.items() if h is not None}
+    return holes or None
+
+
+def _fill(node: Any, holes: Any, case: str) -> Any:
+    """``node`` with ``case`` put into its ``holes``: new containers on the way to a hole, every
+    other member shared."""
+    if holes is True:
+        return node.replace(CASE, case)
+    out = dict(node) if isinstance(node, dict) else list(node)
+    for k, below in holes.items():
+        out[k] = _fill(node[k], below, case)
+    return out
+
+
+def instance(rule: dict[str, Any], case: str, holes: Any = False) -> dict[str, Any]:
     """Rule ``rule``'s assertion for ``case``: its id ``R@C``, ``{case}`` replaced in its file
-    names."""
-    made = _put(rule, case)
-    made = dict(made) if made is rule else made
+    names (``holes``: the rule's :func:`_holes`, when already found)."""
+    holes = _holes(rule) if holes is False else holes
+    made: dict[str, Any] = dict(rule) if holes is None else _fill(rule, holes, case)
     rid = rule.get("id")
     if isinstance(rid, str):
         made["id"] = f"{rid}@{case}"
@@ -128,10 +142,10 @@ def instance(rule: dict[str, Any], case: str) -> dict[str, Any]:
 def expand(spec: Any, cases: Iterable[str]) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """Every rule's instances, case by case: ``(case, rule index, assertion)``, a case's
     instances adjacent, in the rules' order."""
-    rules = _rules(spec)
+    rules = [(index, rule, _holes(rule)) for index, rule in _rules(spec)]
     for case in cases:
-        for index, rule in rules:
-            yield case, index, instance(rule, case)
+        for index, rule, holes in rules:
+            yield case, index, instance(rule, case, holes)
 
 
 def _judged_by_written(written: list[Any], cases: tuple[str, ...]) -> set[str]:
@@ -186,7 +200,19 @@ def expanded(
     rule_of: list[int] = []
     judged: set[str] = set()
     over = False
+    globbing = {index for index, rule in _rules(spec) if _globs_case(rule)}
     for case, index, made in expand(spec, cases):
+        if index in globbing and ("*" in case or "?" in case):
+            findings.append(
+                [
+                    "rule.case-not-literal",
+                    f"/rules/{index}",
+                    f"The case folder {json.dumps(case[:200])} holds * or ?, which the glob "
+                    "of this rule's files cannot name literally, so the rule was not checked "
+                    "for it; rename the folder or write the assertion out",
+                ]
+            )
+            continue
         if len(instances) >= limit:
             over = True
             break
