@@ -66,9 +66,6 @@ class SweHistory(Shape):
     name = "swe-agent-history"
     title = "SWE-agent history messages"
 
-    def features(self, messages: list[Any]) -> bool:
-        return False  # only read inside a .traj
-
     def entries(self, messages: list[Any]) -> list[Entry]:
         out: list[Entry] = []
         for i in range(len(messages)):
