@@ -188,10 +188,9 @@ class SweAgent(Reader):
         return [one_history(name, HISTORY, history, "/history", meta, ended, "/info/exit_status")]
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
-        plan_messages = [(t, repaired_messages(t.shape, t.messages, p)[0]) for t, p in plan]
         value = parsed.value
-        for _, messages in plan_messages:
-            value = {**value, "history": messages}
+        for t, pairing in plan:
+            value = {**value, "history": repaired_messages(t.shape, t.messages, pairing)[0]}
         return (dumps(value, indent=2) + "\n").encode("utf-8")
 
 
