@@ -620,26 +620,20 @@ class Finding:
             "path": self.path,
             "message": self.message,
         }
-        if self.pointer is not None:
-            out["pointer"] = self.pointer
-        if self.line is not None:
-            out["line"] = self.line
-        if self.column is not None:
-            out["column"] = self.column
-        if self.at is not None:
-            out["at"] = self.at
         for key, value in (
+            ("pointer", self.pointer),
+            ("line", self.line),
+            ("column", self.column),
+            ("at", self.at),
             ("hint", self.hint),
             ("index", self.index),
             ("callId", self.call_id),
             ("tool", self.tool),
             ("transcript", self.transcript),
             ("manifest", self.manifest),
+            ("cause", None if self.cause is None else self.cause.to_dict()),
+            ("related", None if self.related is None else self.related.to_dict()),
         ):
             if value is not None:
                 out[key] = value
-        if self.cause is not None:
-            out["cause"] = self.cause.to_dict()
-        if self.related is not None:
-            out["related"] = self.related.to_dict()
         return out

@@ -117,14 +117,9 @@ class Verdict:
 class Format(Protocol):
     """A signature format module."""
 
-    @property
-    def NAME(self) -> str: ...
-
-    @property
-    def LABEL(self) -> str: ...
-
-    @property
-    def TRUST(self) -> str: ...
+    NAME: str
+    LABEL: str
+    TRUST: str
 
     def detect(self, data: bytes) -> bool: ...
 

@@ -23,11 +23,8 @@ from typing import Any
 import orjson
 
 from verifier.json.numbers import (
-    MAX_DOUBLE,
-    MIN_NORMAL,
-    SHORT_LITERAL,
     JsonFloat,
-    exact_float,
+    float_from_literal,
     float_keeping_spelling,
 )
 
@@ -312,16 +309,6 @@ _Scan = Callable[[str, int], tuple[Any, int]]
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-def _number(literal: str) -> float:
-    """A JSON number with a fraction or an exponent: a float, or a
-    :class:`~verifier.json.numbers.JsonFloat` where no double holds it exactly
-    (float_from_literal, its quick test inline)."""
-    value = float(literal)
-    if len(literal) <= SHORT_LITERAL and MIN_NORMAL <= abs(value) <= MAX_DOUBLE:
-        return value
-    return exact_float(literal, value)
-
-
 def _skip(text: str, at: int) -> int:
     """Where the whitespace from ``at`` ends."""
     found = _SPACE.match(text, at)
@@ -449,7 +436,7 @@ def _windows(
     held = window_strings.setdefault
 
     def number(literal: str) -> float:  # a number kept with its literal: give up
-        made = _number(literal)
+        made = float_from_literal(literal)
         if type(made) is not float:
             raise _Stop
         return made
@@ -575,7 +562,7 @@ def _strict(
     odd_numbers: list[bool] = []
 
     def number(literal: str) -> float:
-        return noted(_number(literal))
+        return noted(float_from_literal(literal))
 
     def spelled(literal: str) -> float:
         return noted(float_keeping_spelling(literal))

@@ -19,18 +19,17 @@ import hashlib
 import os
 import subprocess
 from types import MappingProxyType
-from typing import IO, Any
+from typing import Any
 
 from verifier.findings import Finding
 from verifier.sources.capabilities import FileDetails, History, ReadChecks, SizeHints, WorkerReads
-from verifier.sources.gitblobs import CHECK, BlobStream, GitOpener, size_problem
+from verifier.sources.gitblobs import CHECK, BlobStream, CatFile, GitOpener, size_problem
 from verifier.sources.gitrun import (
     PROBE_TIMEOUT,
     GitError,
     commit_summary,
     git_program,
     run_git,
-    start_batch,
 )
 from verifier.sources.indexed import IndexedSource
 from verifier.sources.interface import By, Opener, SourceError, Stream
@@ -51,7 +50,7 @@ _TYPES = MappingProxyType(
 )
 
 
-class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, FileDetails):
+class GitSource(CatFile, IndexedSource, WorkerReads, SizeHints, ReadChecks, History, FileDetails):
     """The tree of one commit of a local git repository."""
 
     name = "git"
@@ -129,19 +128,6 @@ class GitSource(IndexedSource, WorkerReads, SizeHints, ReadChecks, History, File
             return run_git(self.repo, *args, timeout=timeout)
         except GitError as exc:
             raise SourceError(str(exc)) from None
-
-    def _batch(self) -> subprocess.Popen[bytes]:
-        if self._proc is None:
-            try:
-                self._proc = start_batch(self.repo)
-            except OSError as exc:
-                raise OSError(f"cannot run git cat-file: {exc}") from None
-        return self._proc
-
-    def _stdout(self) -> IO[bytes]:
-        out = self._batch().stdout
-        assert out is not None
-        return out
 
     def _request(self, name: str, kind: bytes = b"blob") -> tuple[str, int]:
         """Ask the batch process for an object of this kind; returns its id and size (its

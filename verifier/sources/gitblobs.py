@@ -65,6 +65,26 @@ class BatchReader(Protocol):
     def _stdout(self) -> IO[bytes]: ...
 
 
+class CatFile:
+    """What owns a ``git cat-file --batch`` process of ``repo``, started on first use."""
+
+    repo: str
+    _proc: subprocess.Popen[bytes] | None
+
+    def _batch(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            try:
+                self._proc = start_batch(self.repo)
+            except OSError as exc:
+                raise OSError(f"cannot run git cat-file: {exc}") from None
+        return self._proc
+
+    def _stdout(self) -> IO[bytes]:
+        out = self._batch().stdout
+        assert out is not None
+        return out
+
+
 class BlobStream(io.RawIOBase):
     """One blob's bytes from a ``git cat-file --batch`` process, its object id recomputed as
     they pass; ``done`` gets the id once the last byte (and the LF after it) is read. The main
@@ -116,7 +136,7 @@ class BlobStream(io.RawIOBase):
         super().close()
 
 
-class GitOpener(Opener):
+class GitOpener(CatFile, Opener):
     """Opens a commit's files by blob id where the worker runs. Picklable: the repository's
     path and object format cross, nothing else; the git process is the worker's own."""
 
@@ -134,19 +154,6 @@ class GitOpener(Opener):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["repo"], state["object_format"])  # type: ignore[misc]
-
-    def _batch(self) -> subprocess.Popen[bytes]:
-        if self._proc is None:
-            try:
-                self._proc = start_batch(self.repo)
-            except OSError as exc:
-                raise OSError(f"cannot run git cat-file: {exc}") from None
-        return self._proc
-
-    def _stdout(self) -> IO[bytes]:
-        out = self._batch().stdout
-        assert out is not None
-        return out
 
     def open(self, name: str, where: Any) -> Stream:
         oid, size = where

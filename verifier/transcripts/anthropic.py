@@ -113,16 +113,6 @@ class Anthropic(Shape):
             "is_error": True,
         }
 
-    def is_result_message(self, message: Any) -> bool:
-        return (
-            isinstance(message, dict)
-            and message.get("role") == "user"
-            and isinstance(message.get("content"), list)
-        )
-
-    def result_message(self, parts: list[Any], call_message: Any) -> Any:
-        return {"role": "user", "content": parts}
-
 
 #: the registry member (verifier.transcripts.SHAPES)
 SHAPE = Anthropic()

@@ -138,9 +138,6 @@ class Gemini(Shape):
             and isinstance(message.get("parts"), list)
         )
 
-    def result_message(self, parts: list[Any], call_message: Any) -> Any:
-        return {"role": "user", "parts": parts}
-
 
 #: the registry member (verifier.transcripts.SHAPES)
 SHAPE = Gemini()

@@ -67,10 +67,13 @@ class Shape(abc.ABC):
     part_layout: bool = False
     #: the key that holds the native parts list of a message, in part shapes
     parts_key: str = ""
+    #: part shapes: the key and its value that mark a message of the result role
+    result_role: tuple[str, str] = ("role", "user")
 
-    @abc.abstractmethod
     def features(self, messages: list[Any]) -> bool:
-        """Whether the messages show something only this shape has (used for detection)."""
+        """Whether the messages show something only this shape has (used for detection;
+        a container's own shape is never detected: it is read only inside its container)."""
+        return False
 
     @abc.abstractmethod
     def entries(self, messages: list[Any]) -> list[Entry]:
@@ -92,11 +95,17 @@ class Shape(abc.ABC):
 
     def is_result_message(self, message: Any) -> bool:
         """Whether ``message`` has the result role and a parts list synthetic parts can join."""
-        return False
+        key, role = self.result_role
+        return (
+            isinstance(message, dict)
+            and message.get(key) == role
+            and isinstance(message.get(self.parts_key), list)
+        )
 
-    def result_message(self, parts: list[Any], call_message: Any) -> Any:
+    def result_message(self, parts: list[Any]) -> Any:
         """A new message of the result role holding ``parts``."""
-        raise NotImplementedError
+        key, role = self.result_role
+        return {key: role, self.parts_key: parts}
 
 
 def block_calls(blocks: list[Any], index: int, block_type: str) -> list[Call]:

@@ -36,6 +36,7 @@ class PydanticAI(Shape):
     title = "pydantic-ai messages (tool-call / tool-return / retry-prompt parts)"
     part_layout = True
     parts_key = "parts"
+    result_role = ("kind", "request")
 
     def features(self, messages: list[Any]) -> bool:
         return bool(messages) and all(
@@ -109,16 +110,6 @@ class PydanticAI(Shape):
         if isinstance(made, dict) and "timestamp" in made:
             out["timestamp"] = made["timestamp"]
         return out
-
-    def is_result_message(self, message: Any) -> bool:
-        return (
-            isinstance(message, dict)
-            and message.get("kind") == "request"
-            and isinstance(message.get("parts"), list)
-        )
-
-    def result_message(self, parts: list[Any], call_message: Any) -> Any:
-        return {"kind": "request", "parts": parts}
 
 
 #: the registry member (verifier.transcripts.SHAPES)

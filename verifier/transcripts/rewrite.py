@@ -54,9 +54,7 @@ def _plan(shape: Shape, messages: list[Any], pairing: Pairing) -> _Plan:
         else:
             if e not in new_parts:
                 new_parts[e] = []
-                plan.before.setdefault(e, []).append(
-                    shape.result_message(new_parts[e], messages[call.index])
-                )
+                plan.before.setdefault(e, []).append(shape.result_message(new_parts[e]))
             new_parts[e].append(made)
             plan.added.append(Added(call, f"new message {where_end}"))
     return plan

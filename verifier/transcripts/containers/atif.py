@@ -56,9 +56,6 @@ class AtifSteps(Shape):
     name = "atif-steps"
     title = "ATIF steps"
 
-    def features(self, messages: list[Any]) -> bool:
-        return False
-
     def entries(self, messages: list[Any]) -> list[Entry]:
         out: list[Entry] = []
         for i in range(len(messages)):

@@ -87,9 +87,6 @@ class InspectMessages(Shape):
     name = "inspect-messages"
     title = "Inspect AI chat messages"
 
-    def features(self, messages: list[Any]) -> bool:
-        return False
-
     def entries(self, messages: list[Any]) -> list[Entry]:
         out: list[Entry] = []
         for i in range(len(messages)):

@@ -121,9 +121,6 @@ class OpenHandsEvents(Shape):
     name = "openhands-events"
     title = "OpenHands events"
 
-    def features(self, messages: list[Any]) -> bool:
-        return False  # only read as a container
-
     def entries(self, messages: list[Any]) -> list[Entry]:
         resent = _awaiting_resent(messages)
         calls = {

@@ -66,9 +66,6 @@ class SweHistory(Shape):
     name = "swe-agent-history"
     title = "SWE-agent history messages"
 
-    def features(self, messages: list[Any]) -> bool:
-        return False  # only read inside a .traj
-
     def entries(self, messages: list[Any]) -> list[Entry]:
         out: list[Entry] = []
         for i in range(len(messages)):
@@ -191,10 +188,9 @@ class SweAgent(Reader):
         return [one_history(name, HISTORY, history, "/history", meta, ended, "/info/exit_status")]
 
     def write(self, parsed: Parsed, plan: list[tuple[Transcript, Pairing]]) -> bytes:
-        plan_messages = [(t, repaired_messages(t.shape, t.messages, p)[0]) for t, p in plan]
         value = parsed.value
-        for _, messages in plan_messages:
-            value = {**value, "history": messages}
+        for t, pairing in plan:
+            value = {**value, "history": repaired_messages(t.shape, t.messages, pairing)[0]}
         return (dumps(value, indent=2) + "\n").encode("utf-8")
 
 
