@@ -78,11 +78,12 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: one line and exit 2 for bad usage; never a traceback."""
     from verifier.errors import UsageError
     from verifier.execute.interface import ExecutorError
-    from verifier.interrupt import Terminated, signals_raise
+    from verifier.interrupt import Terminated, raise_pending, signals_raise
 
     try:
         with signals_raise():  # a SIGTERM unwinds: scratch copies and temporary files go
             code = app(args=argv, prog_name="verify-evidence", standalone_mode=False)
+            raise_pending()  # one that a caller swallowed still stops the command
     except Terminated as exc:
         print(f"verify-evidence: stopped by signal {exc.signum}", file=sys.stderr)
         sys.exit(128 + exc.signum)

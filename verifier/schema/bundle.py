@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from verifier.findings import Finding
+from verifier.interrupt import raise_pending
 from verifier.json.parse import Given, escape_token, loads_strict
 from verifier.schema import bounded_regex
 from verifier.schema.format_policy import fast_formats, format_checker, may_assert_format
@@ -289,6 +290,7 @@ class Validators:
             )
         except Exception:
             validator = None
+        raise_pending()  # a signal while it read the format checkers is swallowed by it
         self._fast[schema_path] = validator
         return validator
 
@@ -320,7 +322,9 @@ class Validators:
         def valid(document: Any) -> bool:
             try:
                 if fast is not None:
-                    return fast.is_valid(document) is True
+                    passed = fast.is_valid(document) is True
+                    raise_pending()  # (a signal in a format checker is swallowed by it)
+                    return passed
                 return self.reference(schema_path).is_valid(document) is True
             except Exception:  # (the whole document's validation reports it)
                 return False
@@ -352,10 +356,12 @@ class Validators:
             ], 0
         fast = self.fast(schema_path)
         try:
-            if fast is not None and fast.is_valid(value):
-                return [], 1
+            valid = fast is not None and fast.is_valid(value)
         except Exception:
-            pass
+            valid = False
+        raise_pending()  # a signal in a format checker is swallowed by jsonschema-rs
+        if valid:
+            return [], 1
         try:
             errors = sorted(
                 self.reference(schema_path).iter_errors(value),
