@@ -72,6 +72,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.INTEGRITY,
             "a folder in the manifest's scope could not be listed; files in it were not checked",
         ),
+        "manifest.changed": (
+            Stage.INTEGRITY,
+            "a bag of an archive: the archive's manifest read for it differs from the bytes the "
+            "bag's manifest was checked against (it changed while the bag was read)",
+        ),
         # Sources (verifier.sources): the one safety policy, git blob ids, BagIt bags.
         "manifest.git-blob-mismatch": (
             Stage.INTEGRITY,
@@ -419,6 +424,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "manifest.empty": Severity.ERROR,
         "manifest.refused": Severity.ERROR,
         "manifest.unreadable-folder": Severity.ERROR,  # files in it were not checked
+        "manifest.changed": Severity.ERROR,
         "manifest.git-blob-mismatch": Severity.ERROR,
         "source.unsafe-member": Severity.ERROR,
         "source.duplicate-member": Severity.ERROR,

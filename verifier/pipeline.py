@@ -97,12 +97,48 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     trust = replace(options.trust, signature=None, expected_elsewhere=True)
     outer = _run_one(source, root, replace(bare, manifest=None, trust=trust))
     subtree, name = inner
+    # one read per file: the archive's files are checked against its manifest with the
+    # digests of the bytes the bag's manifests were checked against
+    known = _payload_digests(outer.report, subtree.prefix)
     archive = _run_one(
-        subtree, root, replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name)
+        subtree,
+        root,
+        replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name),
+        known,
     )
-    outer.report = _accept(merge_inner(outer.report, archive.report, subtree.prefix), options)
+    inner_report = archive.report
+    read = known.get(name)
+    if read is not None and read[0] != archive.manifest_sha256:
+        inner_report = _manifest_changed(inner_report, name)
+    outer.report = _accept(merge_inner(outer.report, inner_report, subtree.prefix), options)
     outer.executors += archive.executors
     return outer
+
+
+def _payload_digests(report: Report, prefix: str) -> dict[str, tuple[str, int]]:
+    """The SHA-256 and size of each file of the bag's payload its run read, by its name in
+    the payload (``prefix``: the payload folder, ``data/``)."""
+    return {
+        entry.path[len(prefix) :]: (entry.sha256, entry.size)
+        for entry in report.files
+        if entry.path.startswith(prefix) and entry.sha256 is not None and entry.size is not None
+    }
+
+
+def _manifest_changed(report: Report, name: str) -> Report:
+    """``report`` with a ``manifest.changed`` finding: the archive's manifest was read twice
+    (as a payload file of the bag, then as the archive's manifest) and the two reads differ."""
+    from verifier.findings import Finding
+
+    finding = Finding(
+        "manifest.changed",
+        name,
+        "The archive's manifest changed while the bag was read: the bag's manifests were "
+        "checked against other bytes than the archive's files were; check the bag again "
+        "once nothing writes to it.",
+    )
+    integrity = replace(report.integrity, findings=[*report.integrity.findings, finding])
+    return replace(report, integrity=integrity)
 
 
 def _archive_in_bag(source: Source, options: Options) -> tuple[SubtreeSource, str] | None:
@@ -127,17 +163,25 @@ def _accept(report: Report, options: Options) -> Report:
     return report
 
 
-def _run_one(source: Source, root: str, options: Options) -> Run:
+def _run_one(
+    source: Source, root: str, options: Options, known: dict[str, tuple[str, int]] | None = None
+) -> Run:
     # 1. plan: the manifests, their scope, the files in order
     announce(options.progress, "manifest")
     plan = build_plan(source, root, options)
     try:
-        return _run_plan(source, root, options, plan)
+        return _run_plan(source, root, options, plan, known)
     finally:
         plan.close_walk()  # (taken by then, unless the run ended early)
 
 
-def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
+def _run_plan(
+    source: Source,
+    root: str,
+    options: Options,
+    plan: Plan,
+    known: dict[str, tuple[str, int]] | None = None,
+) -> Run:
     # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
     signed = judge_authenticity(
         plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
@@ -154,7 +198,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     # 2. inspect every other file, wherever the executor runs it; each task is made as the
     # executor takes it (the workers read the first batches while later ones are made)
     announce(options.progress, "records")
-    inspect_all(source, records.bundle, plan.rest(source, done), facts, options)
+    inspect_all(source, records.bundle, plan.rest(source, done), facts, options, known=known)
     del done
 
     # 3. judge; hints first ask for the files they compare against
@@ -162,7 +206,7 @@ def _run_plan(source: Source, root: str, options: Options, plan: Plan) -> Run:
     names = hint_names(plan, first, source, options.hints)
     if names:
         extra = list(plan.tasks(source, (n for n in names if not facts.known(n))))
-        inspect_all(source, records.bundle, extra, facts, options)
+        inspect_all(source, records.bundle, extra, facts, options, known=known)
         facts.held.clear()
     records.forget_needs()  # no task is made after this
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}

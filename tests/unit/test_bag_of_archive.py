@@ -278,3 +278,69 @@ def test_naming_the_bags_own_manifest_still_checks_the_archive_inside(tmp_path: 
         assert not report.ok
         found = [(f.code, f.path, f.manifest) for f in report.integrity.findings]
         assert ("manifest.mismatch", "data/evidence/a.json", INNER) in found, found
+
+
+TAG_FILES = {"bagit.txt", "bag-info.txt", "manifest-sha256.txt", "tagmanifest-sha256.txt"}
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every file inspected (read and hashed) from here on, as its run names it."""
+    from verifier.inspect import inspect as inspecting
+
+    real = inspecting.inspect
+    seen: list[str] = []
+
+    def counting(context: Any, task: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(task.name)
+        return real(context, task, *args, **kwargs)
+
+    monkeypatch.setattr(inspecting, "inspect", counting)
+    return seen
+
+
+@pytest.mark.parametrize("change", ["", "record"])
+def test_each_file_of_the_payload_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """One read per file: the archive inside the bag is checked against its manifest with
+    the digests of the bytes the bag's manifest was checked against (read twice, a file
+    could change between the reads and each manifest pass over other bytes)."""
+    root, trust = signed_bag(tmp_path, change)
+    seen = _reads(monkeypatch)
+    report = check(root, trust)
+    assert (report.integrity.status is StageStatus.PASSED) is (change == "")
+    assert report.authenticity.status is StageStatus.PASSED
+    assert "data/evidence/a.json" in seen
+    # the archive's run names its files inside the payload: each is the bag's data/ file
+    as_bag = [n if n.startswith("data/") or n in TAG_FILES else f"data/{n}" for n in seen]
+    assert sorted(as_bag) == sorted(set(as_bag))
+    if change:  # the archive's own verdict still comes from those bytes
+        codes = {(f.code, f.path) for f in report.integrity.errors}
+        assert ("manifest.mismatch", "data/evidence/a.json") in codes
+
+
+def test_an_archive_manifest_that_changed_between_the_reads_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The archive's manifest is read twice (a payload file of the bag, then the manifest the
+    archive's run reads first): bytes that differ between the two are ``manifest.changed``,
+    never a pass over two different manifests."""
+    from verifier import pipeline
+
+    root, trust = signed_bag(tmp_path)
+    clean = check(root, trust, stages=frozenset({"integrity"}))
+    assert clean.ok and clean.integrity.findings == []
+    real = pipeline._payload_digests
+
+    def changed(report: Report, prefix: str) -> dict[str, tuple[str, int]]:
+        found = real(report, prefix)
+        sha, size = found["manifest.sha256"]
+        found["manifest.sha256"] = ("0" * 64 if sha != "0" * 64 else "1" * 64, size)
+        return found
+
+    monkeypatch.setattr(pipeline, "_payload_digests", changed)
+    report = check(root, trust, stages=frozenset({"integrity"}))
+    assert not report.ok and report.integrity.status is StageStatus.FAILED
+    found = [f for f in report.integrity.findings if f.code == "manifest.changed"]
+    assert [(f.path, f.manifest) for f in found] == [(INNER, INNER)]
+    schema_valid(report)

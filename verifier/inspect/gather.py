@@ -11,7 +11,7 @@ import pickle
 import zlib
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from verifier.execute import create
@@ -202,12 +202,20 @@ def inspect_all(
     facts: Facts,
     options: Options,
     here: bool = False,
+    known: Mapping[str, tuple[str, int]] | None = None,
 ) -> None:
     """Inspect ``tasks`` and add their facts. ``here``: in this process (the plan's early
     files). A source without worker reads is read here in one pass; otherwise the executor the
     options name runs the tasks (``auto``: worker processes when the work is large enough
     to pay for them). ``tasks`` may be made as they are taken (:class:`Tasks`): the executor
-    pulls them batch by batch, and each is kept only until its facts come back."""
+    pulls them batch by batch, and each is kept only until its facts come back.
+
+    ``known``: the SHA-256 and size of files another run over the same source already read
+    (a bag's payload, for the archive inside it): a task that wants nothing else of the file
+    (no record, no further algorithm) takes its digest from there and the file is not read a
+    second time, so both manifests are checked against the same bytes."""
+    if known:
+        tasks = _unknown(tasks, known, facts)
     total = len(tasks)
     if not total:
         return
@@ -304,6 +312,20 @@ def inspect_all(
         facts.pids.update(served)
     else:
         facts.pids.add(os.getpid())
+
+
+def _unknown(
+    tasks: Iterable[FileTask], known: Mapping[str, tuple[str, int]], facts: Facts
+) -> list[FileTask]:
+    """The tasks whose digests ``known`` does not give; the facts of the others added."""
+    rest: list[FileTask] = []
+    for task in tasks:
+        found = known.get(task.name)
+        if found is None or task.record is not None or task.algorithms or task.container:
+            rest.append(task)
+            continue
+        facts.add(task, FileFacts(task.name, Digest(found[0], found[1]), None, None))
+    return rest
 
 
 #: what an opener verified of a file's bytes (``Opener.checked``)
