@@ -24,10 +24,11 @@ from typing import Any
 from verifier.errors import UsageError
 from verifier.inspect.digest import _digest_bytes
 from verifier.inspect.gather import Facts, inspect_all
-from verifier.inspect.history import older_versions
+from verifier.inspect.history import index_names, older_versions
 from verifier.inspect.locate import place_findings
+from verifier.inspect.seen import layout_facts, read_facts
 from verifier.judge.authenticity import judge_authenticity
-from verifier.judge.report import hint_names, judge_first, judge_integrity, judge_records
+from verifier.judge.report import judge_first, judge_integrity, judge_records, wants_hints
 from verifier.manifest import normalize_name
 from verifier.plan.build import build_plan
 from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
@@ -201,16 +202,18 @@ def _run_plan(
     inspect_all(source, records.bundle, plan.rest(source, done), facts, options, known=known)
     del done
 
-    # 3. judge; hints first ask for the files they compare against
-    first = judge_first(plan, facts, source)
-    names = hint_names(plan, first, source, options.hints)
+    # 3. judge, from the facts and what was taken of the source (it reads nothing); hints
+    # first ask for the files they compare against, inspected as extra tasks of the plan
+    seen = layout_facts(source, plan)
+    first = judge_first(plan, facts, seen)
+    names = index_names(source) if wants_hints(plan, first, options.hints) else []
     if names:
         extra = list(plan.tasks(source, (n for n in names if not facts.known(n))))
         inspect_all(source, records.bundle, extra, facts, options, known=known)
         facts.held.clear()
     records.forget_needs()  # no task is made after this
     older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
-    integrity = judge_integrity(plan, facts, source, first, names, older)
+    integrity = judge_integrity(plan, facts, read_facts(source, seen), first, names, older)
     # every file's entry is made: its digest is not read again (a tenth of the facts held at
     # the run's peak, which the consistency stage reaches)
     facts.digests.clear()

@@ -29,6 +29,11 @@ ALLOWED_STATE = {
     # a bounded memo of a pure function (a pattern's compiled, budgeted matcher): what it
     # returns never depends on what was asked before, only how fast
     ("verifier.schema.bounded_regex", "_compile"): "memo of a pure function",
+    # the signals that came while a command ran: process-wide by nature (as the signal
+    # dispositions themselves), emptied as the outermost signals_raise ends, so no command
+    # sees another's (a second signal is left to the kernel's default: it ends the process
+    # at once, even inside a long call into C)
+    ("verifier.interrupt", "_PENDING"): "signals pending in this process",
 }
 
 
@@ -248,9 +253,50 @@ def test_the_judges_never_read() -> None:
         for module, _, tree in _sources()
         if module.startswith("verifier.judge.") and (reads := _judge_reads(tree))
     }
-    # hints ask for index tasks (index_names walks the source's names, which the pipeline
-    # then inspects); that is the only walk the judge step's package holds
-    assert found == {"verifier.judge.hints": [".walk()"]}, found
+    # hints ask for index tasks through the pipeline (verifier.inspect.history.index_names)
+    assert found == {}, found
+
+
+#: what a judge may take from the sources' package: value types, never a source
+_JUDGE_MAY_IMPORT = {
+    "verifier.sources.interface": {"Kind"},
+    "verifier.sources.safety": {"collision_key"},
+    "verifier.sources": {"Layout"},
+}
+
+
+def _judge_source_imports(tree: ast.Module) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("verifier.sources"):
+            allowed = _JUDGE_MAY_IMPORT.get(node.module or "", set())
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name not in allowed]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("verifier.sources")]
+    return sorted(found)
+
+
+def test_the_judges_are_never_given_a_source() -> None:
+    """The judge step is given the files' facts and what the pipeline took of the source
+    (``verifier.inspect.seen.SourceFacts``), never the source or a capability of it: what it
+    cannot hold it cannot read (issue 35)."""
+    found = {
+        module: names
+        for module, _, tree in _sources()
+        if module.startswith("verifier.judge.") and (names := _judge_source_imports(tree))
+    }
+    assert found == {}, found
+
+
+def test_the_source_import_check_can_fail() -> None:
+    tree = ast.parse(
+        "from verifier.sources.interface import Kind, Source\n"
+        "from verifier.sources.capabilities import OwnLayout\n"
+    )
+    assert _judge_source_imports(tree) == [
+        "verifier.sources.capabilities.OwnLayout",
+        "verifier.sources.interface.Source",
+    ]
 
 
 def test_the_read_check_can_fail() -> None:

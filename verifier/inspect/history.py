@@ -1,5 +1,6 @@
-"""The older versions hints compare a mismatched or missing file against: for a source with
-history (git), the newest older commit at which each such path had the listed bytes.
+"""What hints compare a mismatched or missing file against: the other files of the source
+(:func:`index_names`, inspected as extra tasks), and, for a source with history (git), the
+newest older commit at which each such path had the listed bytes.
 
 A read of the source like any inspection, made here for the judge (hints never read): only
 when hints are on and a listed file does not match, for those files alone, in the order the
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from verifier.sources.capabilities import History
-from verifier.sources.interface import Source
+from verifier.sources.interface import Kind, Source
 
 
 def older_versions(
@@ -32,3 +33,20 @@ def older_versions(
         if older:
             out[name] = older
     return out
+
+
+#: at most this many files are inspected for hints (:func:`index_names`)
+MAX_INDEX_FILES = 20_000
+
+
+def index_names(source: Source) -> list[str]:
+    """The files hints compare against (extra tasks of the plan, inspected before the judge
+    runs): every regular file of the source outside ``.git/``, in walk order, at most
+    :data:`MAX_INDEX_FILES`."""
+    names: list[str] = []
+    for name, kind in source.walk(""):
+        if kind is Kind.FILE and name.split("/", 1)[0] != ".git":
+            names.append(name)
+            if len(names) >= MAX_INDEX_FILES:
+                break
+    return names

@@ -12,10 +12,11 @@ with the listed digest:
 * another base folder would make the manifest's names match (``--base``).
 
 To find other files with the listed bytes the rest of the source is hashed, once, only when a
-listed file is missing or mismatched, and at most :data:`MAX_INDEX_FILES` files. Hints never
-read: :func:`index_names` says which files they want inspected (extra tasks the pipeline
-runs), the pipeline looks up the older versions (:mod:`verifier.inspect.history`), and
-:class:`Hinter` works from those facts.
+listed file is missing or mismatched (a bounded number of files). Hints never
+read: the pipeline has the files they compare against inspected
+(:func:`verifier.inspect.history.index_names`: extra tasks of the plan), looks up the older
+versions (:func:`verifier.inspect.history.older_versions`), and :class:`Hinter` works from
+those facts and the plan's kinds.
 """
 
 from __future__ import annotations
@@ -23,10 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from verifier.inspect.digest import Digest
-from verifier.sources.interface import Kind, Source
+from verifier.sources.interface import Kind
 from verifier.sources.safety import collision_key
 
-MAX_INDEX_FILES = 20_000
 MAX_NAMED = 3  # other paths named in one hint
 
 
@@ -39,24 +39,13 @@ def _names(paths: list[str]) -> str:
     return shown + (f" and {len(paths) - MAX_NAMED} more" if len(paths) > MAX_NAMED else "")
 
 
-def index_names(source: Source) -> list[str]:
-    """The files hints compare against (the extra tasks they ask for): every regular file of
-    the source outside ``.git/``, in walk order, at most :data:`MAX_INDEX_FILES`."""
-    names: list[str] = []
-    for name, kind in source.walk(""):
-        if kind is Kind.FILE and name.split("/", 1)[0] != ".git":
-            names.append(name)
-            if len(names) >= MAX_INDEX_FILES:
-                break
-    return names
-
-
 class Hinter:
     """Hints for the mismatched and missing files of one manifest."""
 
     def __init__(
         self,
-        source: Source,
+        kinds: Mapping[str, Kind],
+        complete: bool,
         digests: Mapping[str, Digest],
         names: list[str],
         wanted: dict[str, str],
@@ -65,7 +54,8 @@ class Hinter:
         manifest_rel: str | None,
         older: Mapping[str, str] | None = None,
     ) -> None:
-        self.source = source
+        self.kinds = kinds  # what each listed name is (the plan's walk)
+        self.complete = complete  # the source was read to its end
         self.older = older or {}  # where a path had its listed bytes (inspect/history.py)
         self.digests = digests  # every file inspected, the index's included
         self.names = names
@@ -103,7 +93,7 @@ class Hinter:
         self._index()
         candidates: set[str] = set()
         for path, rel in self.relative.items():
-            if self.source.kind(path) is not Kind.MISSING:
+            if self.kinds.get(path) is not Kind.MISSING:
                 continue
             for other in self._by_last.get(rel.rsplit("/", 1)[-1], []):
                 if other == rel:
@@ -123,7 +113,7 @@ class Hinter:
         return best
 
     def base_note(self) -> str | None:
-        if not any(self.source.kind(p) is Kind.MISSING for p in self.wanted):
+        if not any(self.kinds.get(p) is Kind.MISSING for p in self.wanted):
             return None
         best = self.suggested_base()
         if best is None:
@@ -175,6 +165,6 @@ class Hinter:
                 parts.append(
                     f"With --base {base or '.'}, {score} of {len(self.wanted)} listed files match."
                 )
-            if not self.source.complete():
+            if not self.complete:
                 parts.append("The source was not read to the end (see its source.* finding).")
         return " ".join(parts) or None

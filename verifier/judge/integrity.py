@@ -18,8 +18,7 @@ from verifier.findings import Finding, Stage
 from verifier.inspect.digest import Digest
 from verifier.plan.entries import ManifestPlan
 from verifier.report import FileEntry, StageResult
-from verifier.sources.capabilities import WalkErrors
-from verifier.sources.interface import Kind, Source
+from verifier.sources.interface import Kind
 
 #: how findings name an algorithm (hashlib names otherwise upper-cased)
 ALGORITHM_LABELS: Mapping[str, str] = MappingProxyType(
@@ -86,13 +85,14 @@ def judge_manifest(
     plan: ManifestPlan,
     digests: Mapping[str, Digest],
     errors: Mapping[str, str],
-    source: Source,
+    walk_errors: Mapping[str, str],
     explain_missing: Callable[[str, int], Finding | None] | None = None,
 ) -> IntegrityOutcome:
     """One manifest's integrity outcome from its plan and the facts read (``digests`` and
-    ``errors`` by path). ``explain_missing`` may give the finding for a listed file that is
-    absent when the source knows why (a bag's ``fetch.txt``). ``problems`` says which listed
-    files a hint may explain (their mismatch or missing finding)."""
+    ``errors`` by path; ``walk_errors``: why a folder could not be listed, where the source
+    knew). ``explain_missing`` may give the finding for a listed file that is absent when the
+    source knows why (a bag's ``fetch.txt``). ``problems`` says which listed files a hint may
+    explain (their mismatch or missing finding)."""
     stage = StageResult(Stage.INTEGRITY)
     out = IntegrityOutcome(stage)
     findings = stage.findings
@@ -208,9 +208,8 @@ def judge_manifest(
             )
             out.files.append(FileEntry(name, None, None, True, "not-regular"))
 
-    listing = source.capability(WalkErrors)  # none: the finding, without a reason
     for name in unreadable:
-        why = listing.walk_error(name) if listing is not None else None
+        why = walk_errors.get(name)  # none known: the finding, without a reason
         findings.append(
             Finding(
                 "manifest.unreadable-folder",

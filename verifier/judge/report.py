@@ -1,7 +1,9 @@
 """The judge step, in order: integrity (every manifest of the layout, with hints where a listed
 file does not match), then validity and consistency from the records' results, into the
-report. Judges read no file: what hints compare against is inspected by the pipeline first,
-as the extra tasks :func:`hint_names` asks for.
+report. Judges read nothing of the source: they are given its files' facts and what the
+pipeline took of the source itself (:class:`verifier.inspect.seen.SourceFacts`); what hints
+compare against is inspected by the pipeline first, as extra tasks, when :func:`wants_hints`
+says so.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from verifier.findings import Finding, Stage
 from verifier.inspect.gather import Facts
+from verifier.inspect.seen import SourceFacts
 from verifier.judge.cascade import link_causes, relate_entries
 from verifier.judge.catalogue import check_catalogue, select_values
 from verifier.judge.consistency import check_consistency, unread_reasons
-from verifier.judge.hints import Hinter, index_names
+from verifier.judge.hints import Hinter
 from verifier.judge.integrity import IntegrityOutcome, ReadListed, judge_manifest
 from verifier.judge.merge import _algorithms_note, _all_listed, _merge
 from verifier.judge.validity import check_validity
@@ -25,8 +28,6 @@ from verifier.plan.plan import Plan
 from verifier.record.check import judged_form
 from verifier.report import AssertionResult, FileEntry, Read, Report, SignatureCheck, StageResult
 from verifier.schema.bundle import is_schema_path
-from verifier.sources.capabilities import OwnLayout
-from verifier.sources.interface import Source
 from verifier.values.needs import CATALOGUE
 from verifier.values.records import Records
 from verifier.version import __version__
@@ -38,41 +39,42 @@ if TYPE_CHECKING:
     from verifier.plan.records import RecordPlan
 
 
-def judge_first(plan: Plan, facts: Facts, source: Source) -> IntegrityOutcome:
+def judge_first(plan: Plan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome:
     """The report's manifest, judged alone (before hints and the layout's other manifests)."""
-    return _judge(plan.manifests[0], facts, source)
+    return _judge(plan.manifests[0], facts, seen)
 
 
-def _judge(manifest: ManifestPlan, facts: Facts, source: Source) -> IntegrityOutcome:
-    own = source.capability(OwnLayout)  # none: a listed file that is absent is missing
-    explain = own.explain_missing if own is not None else None
-    return judge_manifest(manifest, facts.digests, facts.errors, source, explain)
+def _judge(manifest: ManifestPlan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome:
+    # without a layout's own rules, a listed file that is absent is missing
+    return judge_manifest(
+        manifest, facts.digests, facts.errors, seen.walk_errors, seen.explain_missing
+    )
 
 
-def hint_names(plan: Plan, first: IntegrityOutcome, source: Source, hints: bool) -> list[str]:
-    """The files hints compare against (extra tasks), or none: no listed file is missing or
-    mismatched, hints are off, or the manifest is not a SHA-256 one."""
-    if not (first.problems and hints and plan.manifests[0].algorithm == "sha256"):
-        return []
-    return index_names(source)
+def wants_hints(plan: Plan, first: IntegrityOutcome, hints: bool) -> bool:
+    """Whether hints are to compare against the source's other files (extra tasks): a listed
+    file is missing or mismatched, hints are on, and the manifest is a SHA-256 one."""
+    return bool(first.problems and hints and plan.manifests[0].algorithm == "sha256")
 
 
 def judge_integrity(
     plan: Plan,
     facts: Facts,
-    source: Source,
+    seen: SourceFacts,
     first: IntegrityOutcome,
     names: list[str],
     older: Mapping[str, str] | None = None,
 ) -> IntegrityOutcome:
     """The integrity stage: ``first`` with its hints (from ``names``' facts and the ``older``
     versions looked up for its problems), the layout's other payload manifests and its tag
-    manifests merged in, and the source's findings."""
+    manifests merged in, and the source's findings (``seen``: what the judge knows of the
+    source, taken once every file was read)."""
     layout = plan.layout
     if names:
         manifest = plan.manifests[0]
         hinter = Hinter(
-            source,
+            manifest.kinds,
+            seen.complete,
             facts.digests,
             names,
             manifest.wanted,
@@ -87,17 +89,16 @@ def judge_integrity(
             if hint:
                 findings[index] = replace(findings[index], hint=hint)
         first.stage.note = hinter.base_note()
-    if not plan.reached and not source.complete():
+    if not plan.reached and not seen.complete:
         first.stage.note = (
             f"The manifest {plan.label} was not reached: the source was not read to its end."
         )
     for manifest in plan.manifests[1 : plan.payload_count]:
-        _merge(first, _judge(manifest, facts, source))
-    own = source.capability(OwnLayout)  # none: one manifest, nothing of its own to check
-    if own is not None and not own.payload_in_every_manifest():
+        _merge(first, _judge(manifest, facts, seen))
+    if not seen.every_manifest:  # (BagIt before 1.0: in at least one payload manifest)
         _all_listed(first)
     for manifest in plan.manifests[plan.payload_count :]:
-        _merge(first, _judge(manifest, facts, source))
+        _merge(first, _judge(manifest, facts, seen))
     if layout.algorithms:
         payload = (layout.manifest, *layout.payload_manifests) if plan.reached else ()
         checked = [*payload, *layout.tag_manifests]
@@ -105,12 +106,10 @@ def judge_integrity(
         if note is not None:
             old = first.stage.note
             first.stage.note = f"{old} {note}" if old else note
-    if own is not None:
-        first.stage.findings.extend(own.check_layout(plan.preread, first.files))
+    first.stage.findings.extend(seen.check_layout(first.files))
     # a finding about the source as a whole (damage before its first entry) names the source
-    # as given, so that no view shows an empty path
-    where = source.description
-    first.stage.findings.extend(f if f.path else replace(f, path=where) for f in source.findings())
+    # as given, so that no view shows an empty path (SourceFacts)
+    first.stage.findings.extend(seen.findings)
     first.stage.findings.extend(plan.refused)
     return first
 

@@ -34,7 +34,7 @@ from typing import Any
 from verifier.findings import Finding
 from verifier.manifest import Entry, Malformed, ParsedManifest, normalize_name
 from verifier.report import FileEntry
-from verifier.sources.capabilities import OwnLayout
+from verifier.sources.capabilities import LayoutRules, OwnLayout
 from verifier.sources.interface import C, Kind, Layout, Source, Stream
 
 BAGIT_TXT = "bagit.txt"
@@ -468,6 +468,40 @@ class BagSource(Source, OwnLayout):
             return ParsedManifest((), (Malformed(1, f"the manifest: {problem}"),))
         return parse_bag_manifest(text, algorithm)
 
+    def layout_rules(self, preread: dict[str, bytes]) -> LayoutRules:
+        payload, _, unknown = self.manifests()
+        info_name = PACKAGE_INFO if self._declared.version < (0, 96) else BAG_INFO
+        return _BagRules(
+            self._declared,
+            bool(payload),
+            tuple(unknown),
+            self.container.kind(PAYLOAD) is Kind.DIRECTORY,
+            info_name,
+            preread.get(info_name),
+        )
+
+
+class _BagRules(LayoutRules):
+    """A bag's rules over what was taken from it: its declaration (``bagit.txt``,
+    ``fetch.txt``), whether it has a payload manifest, the names like manifests it could not
+    read, whether ``data/`` is a folder, and the bytes of ``bag-info.txt``."""
+
+    def __init__(
+        self,
+        declared: _Declared,
+        payload: bool,
+        unknown: tuple[str, ...],
+        payload_folder: bool,
+        info_name: str,
+        info: bytes | None,
+    ) -> None:
+        self._declared = declared
+        self._payload = payload
+        self._unknown = unknown
+        self._payload_folder = payload_folder
+        self._info_name = info_name
+        self._info = info
+
     def explain_missing(self, name: str, line: int) -> Finding | None:
         entry = self._declared.fetch.get(name)
         if entry is None:
@@ -480,11 +514,11 @@ class BagSource(Source, OwnLayout):
             line=line,
         )
 
-    def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
+    def check(self, files: list[FileEntry]) -> list[Finding]:
         declared = self._declared
         out = list(declared.findings)
-        payload, _, unknown = self.manifests()
-        for name in unknown:
+        payload, info_name, info = self._payload, self._info_name, self._info
+        for name in self._unknown:
             out.append(
                 Finding(
                     "bag.malformed",
@@ -502,10 +536,8 @@ class BagSource(Source, OwnLayout):
                     "checked.",
                 )
             )
-        if self.container.kind(PAYLOAD) is not Kind.DIRECTORY:
+        if not self._payload_folder:
             out.append(Finding("bag.malformed", PAYLOAD, "The bag has no data/ payload folder."))
-        info_name = PACKAGE_INFO if declared.version < (0, 96) else BAG_INFO
-        info = preread.get(info_name)
         if info is not None:
             text, problem = decode_tag_file(info, declared.encoding)
             tags: dict[str, str] = {}

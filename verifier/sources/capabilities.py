@@ -146,12 +146,23 @@ class OwnLayout(abc.ABC):
         in at least one (BagIt before 1.0). Asked after :meth:`take_layout_files`."""
 
     @abc.abstractmethod
+    def layout_rules(self, preread: dict[str, bytes]) -> LayoutRules:
+        """The rules of the layout's own files (a bag's declaration, ``fetch.txt``,
+        Payload-Oxum), with what they need of the source taken now: the judge applies them
+        to its file entries, and they read nothing then."""
+
+
+class LayoutRules(abc.ABC):
+    """A layout's rules, as :meth:`OwnLayout.layout_rules` gives them: pure functions of what
+    was taken from the source and of the judge's file entries."""
+
+    @abc.abstractmethod
     def explain_missing(self, name: str, line: int) -> Finding | None:
-        """The finding for a listed file that is absent, when the source knows why (a bag's
+        """The finding for a listed file that is absent, when the layout knows why (a bag's
         ``fetch.txt`` names it: not fetched, offline); ``None``: plainly missing."""
 
     @abc.abstractmethod
-    def check_layout(self, preread: dict[str, bytes], files: list[FileEntry]) -> list[Finding]:
+    def check(self, files: list[FileEntry]) -> list[Finding]:
         """Findings about the layout's own files (a bag's declaration and Payload-Oxum)."""
 
 
