@@ -1,4 +1,4 @@
-"""The pipeline, one way: plan -> inspect each file -> judge -> report.
+"""The pipeline, one way: plan -> inspect -> judge -> locate -> report (:func:`_run_plan`).
 
 1. **Plan** (:mod:`verifier.plan`): find and parse the manifests, walk their scope, read the
    schemas and the documents (the assertion spec, the case catalogue) into the schema bundle
@@ -6,9 +6,15 @@
 2. **Inspect** (:mod:`verifier.inspect`): a pure function from a task (and the context: the
    source's opener and the bundle) to that file's facts, run by an executor
    (:mod:`verifier.execute`): here, or in worker processes that open the files themselves; a
-   source read in one pass (a tarball, git) is inspected here, as it streams.
-3. **Judge** (:mod:`verifier.judge`): the facts reduced into the stages' results; hints ask
-   for more tasks (the files they compare against), never read.
+   source read in one pass (a tarball, git) is inspected here, as it streams. Hints ask for
+   more tasks (the files they compare against) through the plan; what the judge needs of the
+   source itself is taken last (:class:`verifier.inspect.seen.SourceFacts`).
+3. **Judge** (:mod:`verifier.judge`): the facts reduced into the stages' results; it is never
+   given the source.
+4. **Locate** (:func:`verifier.inspect.locate.place_findings`): the line and column of the
+   findings' pointers, in the files that have findings.
+5. **Report**: a frozen :class:`~verifier.report.Report`, which the views render with their
+   settings.
 
 Each stage reports its own findings; a later stage never hides an earlier one (a record whose
 digest mismatched is still parsed and checked, and both findings are reported).
@@ -26,8 +32,9 @@ from verifier.inspect.digest import _digest_bytes
 from verifier.inspect.gather import Facts, inspect_all
 from verifier.inspect.history import index_names, older_versions
 from verifier.inspect.locate import place_findings
-from verifier.inspect.seen import layout_facts, read_facts
+from verifier.inspect.seen import SourceFacts, layout_facts, read_facts
 from verifier.judge.authenticity import judge_authenticity
+from verifier.judge.integrity import IntegrityOutcome
 from verifier.judge.report import judge_first, judge_integrity, judge_records, wants_hints
 from verifier.manifest import normalize_name
 from verifier.plan.build import build_plan
@@ -183,37 +190,19 @@ def _run_plan(
     plan: Plan,
     known: dict[str, tuple[str, int]] | None = None,
 ) -> Run:
-    # 0. authenticity: the signatures over the manifest's bytes, judged before its hashes
+    # 1. plan, finished: the signatures judged over the bytes the plan read (dropped then),
+    # the schemas and documents read into the bundle and what every record must yield
     signed = judge_authenticity(
         plan.signatures, plan.signature_findings, plan.signed, options.trust, plan.label
     )
     plan.signed = b""
     facts = Facts(plan.expected_of())
-    _digest_preread(plan, facts)
-    # the schemas and documents first, here: the bundle and what every record must yield
-    announce(options.progress, "schemas")
-    done = _early(plan, source, facts, options)
-    records = plan.records
-    records.pack()  # nothing reads the documents until they are judged
-
-    # 2. inspect every other file, wherever the executor runs it; each task is made as the
-    # executor takes it (the workers read the first batches while later ones are made)
-    announce(options.progress, "records")
-    inspect_all(source, records.bundle, plan.rest(source, done), facts, options, known=known)
-    del done
-
-    # 3. judge, from the facts and what was taken of the source (it reads nothing); hints
-    # first ask for the files they compare against, inspected as extra tasks of the plan
-    seen = layout_facts(source, plan)
-    first = judge_first(plan, facts, seen)
-    names = index_names(source) if wants_hints(plan, first, options.hints) else []
-    if names:
-        extra = list(plan.tasks(source, (n for n in names if not facts.known(n))))
-        inspect_all(source, records.bundle, extra, facts, options, known=known)
-        facts.held.clear()
-    records.forget_needs()  # no task is made after this
-    older = older_versions(source, first.problems, plan.manifests[0].wanted) if names else {}
-    integrity = judge_integrity(plan, facts, read_facts(source, seen), first, names, older)
+    done = _finish_plan(plan, source, facts, options)
+    # 2. inspect every other file, wherever the executor runs it, then what hints compare
+    # against (extra tasks the first judgement asks for) and what the judge needs of the source
+    seen, first, names, older = _inspect(plan, source, facts, options, done, known)
+    # 3. judge (never given the source): integrity, then validity and consistency
+    integrity = judge_integrity(plan, facts, seen, first, names, older)
     # every file's entry is made: its digest is not read again (a tenth of the facts held at
     # the run's peak, which the consistency stage reaches)
     facts.digests.clear()
@@ -221,11 +210,59 @@ def _run_plan(
     plan.drop_listings()  # (nor what the manifests list: the file entries say it now)
     announce(options.progress, "assertions")
     report, kept = judge_records(plan, facts, integrity, options, signed)
-    place_findings(report, source)  # line and column of pointers, in files with findings
-    report = _accept(report, options)
+    # 4. locate: line and column of pointers, in files with findings
+    place_findings(report, source)
+    # 5. the report, for the views (the commands render it)
+    return _run_of(_accept(report, options), kept, source, root, plan, facts)
+
+
+def _finish_plan(plan: Plan, source: Source, facts: Facts, options: Options) -> set[str]:
+    """The plan's own reads judged into facts (the manifest, a layout's files), then its early
+    files (schemas, documents) read and the records' plan made from them; the names read."""
+    _digest_preread(plan, facts)
+    announce(options.progress, "schemas")
+    done = _early(plan, source, facts, options)
+    plan.records.pack()  # nothing reads the documents until they are judged
+    return done
+
+
+def _inspect(
+    plan: Plan,
+    source: Source,
+    facts: Facts,
+    options: Options,
+    done: set[str],
+    known: dict[str, tuple[str, int]] | None,
+) -> tuple[SourceFacts, IntegrityOutcome, list[str], dict[str, str]]:
+    """Every file not ``done`` inspected into ``facts`` (each task made as the executor takes
+    it: the workers read the first batches while later ones are made). When the report's
+    manifest has a missing or mismatched file (its first judgement says so), the files hints
+    compare against are inspected too, and the older versions of those files looked up.
+    Returns what the judge needs of the source, that first judgement, the hints' files and
+    the older versions."""
+    records = plan.records
+    announce(options.progress, "records")
+    inspect_all(source, records.bundle, plan.rest(source, done), facts, options, known=known)
+    seen = layout_facts(source, plan)
+    first = judge_first(plan, facts, seen)
+    names = index_names(source) if wants_hints(plan, first, options.hints) else []
+    older: dict[str, str] = {}
+    if names:
+        extra = list(plan.tasks(source, (n for n in names if not facts.known(n))))
+        inspect_all(source, records.bundle, extra, facts, options, known=known)
+        facts.held.clear()
+        older = older_versions(source, first.problems, plan.manifests[0].wanted)
+    records.forget_needs()  # no task is made after this
+    return read_facts(source, seen), first, names, older
+
+
+def _run_of(
+    report: Report, kept: Records, source: Source, root: str, plan: Plan, facts: Facts
+) -> Run:
+    """The run: the report with the source's identity, and what the audit record adds."""
     per_file = source.capability(FileDetails)
     details = (
-        {f.path: d for f in integrity.files if (d := per_file.details(f.path))}
+        {f.path: d for f in report.files if (d := per_file.details(f.path))}
         if per_file is not None
         else {}
     )
