@@ -12,6 +12,7 @@ from verifier.plan.cases import (
     entry_pointer,
     expand,
     expanded,
+    expanded_in_parts,
     findings_of,
     folders_of,
 )
@@ -131,3 +132,91 @@ def test_the_expansion_member_is_the_verifiers_own() -> None:
     forged = {"written": 0, "ruleOf": [], "findings": [["rule.too-many", "/x", "forged"]]}
     out = expanded({**_spec(), META: forged}, NAMES)
     assert findings_of(out) == []
+
+
+def _many(cases: int) -> tuple[dict[str, Any], list[str]]:
+    names = [f"evidence/cases/c{i:05d}/run.json" for i in range(cases)]
+    return _spec(assertions=[{"id": "w1", "kind": "count", "files": "x"}] * 3), names
+
+
+def _keep(parts: list[list[Any]]) -> Any:
+    def take(part: list[Any]) -> bool:
+        parts.append(list(part))
+        return True
+
+    return take
+
+
+def test_expanded_in_parts_makes_what_expanded_makes_cut_as_a_pack_cuts() -> None:
+    """The parts, put together, are the whole expansion's assertions (the written ones first),
+    cut every WINDOW entries from the first as PackedDocument.pack cuts the whole array; no
+    part is larger; the object returned is the whole one but for its assertions."""
+    from verifier.values.packed import WINDOW
+
+    for cases, limit in [(0, 10), (1, 10), (WINDOW // 2 - 2, 100_000), (WINDOW, 100_000)]:
+        for cut in (limit, 7):
+            spec, names = _many(cases)
+            whole = expanded(spec, names, limit=cut)
+            parts: list[list[Any]] = []
+            shell = expanded_in_parts(spec, names, _keep(parts), cut)
+            assert shell is not None
+            assert [a for part in parts for a in part] == whole["assertions"]
+            assert all(len(p) == WINDOW for p in parts[:-1])
+            assert all(0 < len(p) <= WINDOW for p in parts)
+            assert shell == {**whole, "assertions": []}
+
+
+def test_expanded_in_parts_stops_at_a_refused_part() -> None:
+    from verifier.values.packed import WINDOW
+
+    spec, names = _many(WINDOW)
+    seen: list[int] = []
+
+    def refuse_second(part: list[Any]) -> bool:
+        seen.append(len(part))
+        return len(seen) < 2
+
+    assert expanded_in_parts(spec, names, refuse_second) is None
+    assert seen == [WINDOW, WINDOW]  # (the expansion went no further)
+
+
+def test_a_rule_spec_is_never_expanded_whole_when_its_parts_can_be_packed(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    """The records' plan expands a rule-form spec a part at a time, each part packed and its
+    needs indexed as it is made (the whole expansion was the main process's peak: about
+    70 MB at 100,000 records); the judged report is the one the whole expansion gave."""
+    from pathlib import Path
+
+    from tests.acceptance.test_executors_differential import _generator
+    from verifier import verify
+    from verifier.plan import records
+    from verifier.values.packed import WINDOW
+    from verifier.views.check.json_view import render
+
+    root = Path(tmp_path) / "a"
+    _generator().generate(str(root), 3 * WINDOW, 5, 0, 0, rules=True)  # 3 parts of instances
+    # a damaged archive: a record whose bytes changed (manifest.mismatch), mid-way
+    records_made = sorted((root / "evidence").rglob("*.json"))
+    damaged = records_made[len(records_made) // 2]
+    damaged.write_bytes(damaged.read_bytes() + b" ")
+    parts_made = records.RecordPlan._rules_in_parts
+    counted: list[int] = []
+
+    def whole_first(self: Any, spec: Any, inside: list[str]) -> Any:
+        counted.append(1)
+        return None  # the fallback: the whole expansion, as before
+
+    monkeypatch.setattr(records.RecordPlan, "_rules_in_parts", whole_first)
+    before = render(verify(root))
+    assert counted == [1]
+    monkeypatch.setattr(records.RecordPlan, "_rules_in_parts", parts_made)
+
+    def whole(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("expanded whole")
+
+    monkeypatch.setattr(records, "expanded", whole)
+    report = verify(root)
+    assert len(report.assertions) > 2 * WINDOW and not report.ok
+    assert [f.path for f in report.integrity.findings] == [damaged.relative_to(root).as_posix()]
+    assert render(report) == before

@@ -27,10 +27,11 @@ instances than ``limit`` are not made (``rule.too-many``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from verifier.json.pointer import Glob
+from verifier.values.packed import WINDOW
 
 CASE = "{case}"
 _FORM = frozenset({"rules", "cases", "everyCaseJudged"})
@@ -172,6 +173,31 @@ def expanded(
     ``assertions`` are the written ones and then every instance, and whose :data:`META`
     says where each came from and what the expansion found (``names``: the manifest's
     listed files inside the content root)."""
+    out = _expanded(spec, names, limit, None)
+    assert out is not None  # (nothing to refuse a part)
+    return out
+
+
+def expanded_in_parts(
+    spec: dict[str, Any],
+    names: Iterable[str],
+    take: Callable[[list[Any]], bool],
+    limit: int = MAX_INSTANCES,
+) -> dict[str, Any] | None:
+    """As :func:`expanded`, but the assertions are handed to ``take`` in parts of
+    :data:`~verifier.values.packed.WINDOW` as they are made (the written ones first, cut
+    where :meth:`~verifier.values.packed.PackedDocument.pack` cuts the whole array), so
+    that they are never all alive at once; the object returned holds ``[]`` in their
+    place. ``None`` as soon as ``take`` refuses a part (it could not keep it)."""
+    return _expanded(spec, names, limit, take)
+
+
+def _expanded(
+    spec: dict[str, Any],
+    names: Iterable[str],
+    limit: int,
+    take: Callable[[list[Any]], bool] | None,
+) -> dict[str, Any] | None:
     written = spec.get("assertions")
     written = written if isinstance(written, list) else []
     findings: list[list[str]] = []
@@ -196,8 +222,9 @@ def expanded(
                 "manifest's files, so no case was checked",
             ]
         )
-    instances: list[dict[str, Any]] = []
+    instances: list[Any] = [*written] if take is not None else []
     rule_of: list[int] = []
+    made_count = 0
     judged: set[str] = set()
     over = False
     globbing = {index for index, rule in _rules(spec) if _globs_case(rule)}
@@ -213,12 +240,21 @@ def expanded(
                 ]
             )
             continue
-        if len(instances) >= limit:
+        if made_count >= limit:
             over = True
             break
+        made_count += 1
         instances.append(made)
         rule_of.append(index)
         judged.add(case)
+        if take is not None and len(instances) == WINDOW:
+            if not take(instances):
+                return None
+            instances = []
+    if take is not None and instances:
+        if not take(instances):
+            return None
+        instances = []
     if over:
         findings.append(
             [
@@ -240,7 +276,7 @@ def expanded(
                     ]
                 )
     out = dict(spec)
-    out["assertions"] = [*written, *instances]
+    out["assertions"] = [] if take is not None else [*written, *instances]
     out[META] = {"written": len(written), "ruleOf": rule_of, "findings": findings}
     return out
 
@@ -281,6 +317,7 @@ __all__ = [
     "entry_pointer",
     "expand",
     "expanded",
+    "expanded_in_parts",
     "findings_of",
     "folders_of",
     "has_rules",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.json.pointer import Glob
-from verifier.plan.cases import MAX_INSTANCES, META, expanded, has_rules
+from verifier.plan.cases import MAX_INSTANCES, META, expanded, expanded_in_parts, has_rules
 from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
 from verifier.record.check import RecordResult, process_document, process_in_windows
 from verifier.record.place import place_each
@@ -196,8 +196,12 @@ class RecordPlan:
         del strings
         spec = self.kept.get(self.spec_path)
         if isinstance(spec, dict) and has_rules(spec):  # once, here: every step reads them
-            inside = (n[cut:] for n in listed if n.startswith(self.prefix))
-            self.kept[self.spec_path] = expanded(spec, inside, self.max_instances)
+            inside = [n[cut:] for n in listed if n.startswith(self.prefix)]
+            done = self._rules_in_parts(spec, inside)
+            if done is not None:
+                index, shell = done
+            else:  # (a part marshal could not write: expanded whole, packed later or not)
+                self.kept[self.spec_path] = expanded(spec, inside, self.max_instances)
         elif isinstance(spec, dict) and META in spec:  # (the expansion's own member only)
             self.kept[self.spec_path] = {k: v for k, v in spec.items() if k != META}
         self.containers = containers_in(
@@ -243,6 +247,33 @@ class RecordPlan:
             return None, None
         result, shell = done
         self.results[path] = result
+        self.packed[path] = PackedDocument.in_parts(shell, ASSERTIONS, parts)
+        return index, shell
+
+    def _rules_in_parts(
+        self, spec: dict[str, Any], inside: list[str]
+    ) -> tuple[NeedIndex, dict[str, Any]] | None:
+        """A rule-form spec expanded a part at a time: each part's needs indexed and the part
+        packed as it is made, so that the instances are never all alive at once (at 100,000
+        records they took about 70 MB, the main process's peak). The index and the expanded
+        spec's other members (its assertions ``[]``); ``None``: a part could not be packed."""
+        index = NeedIndex()
+        parts: list[bytes] = []
+
+        def take(items: list[Any]) -> bool:
+            part = pack_part(items)
+            if part is None:
+                return False
+            if self.consistency:
+                index.add(needs_of({ASSERTIONS: items}))
+            parts.append(part)
+            return True
+
+        shell = expanded_in_parts(spec, inside, take, self.max_instances)
+        if shell is None:
+            return None
+        path = self.spec_path
+        del self.kept[path]
         self.packed[path] = PackedDocument.in_parts(shell, ASSERTIONS, parts)
         return index, shell
 
