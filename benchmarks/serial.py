@@ -14,8 +14,11 @@ before any record is read, planning from it (what each assertion reads, indexed 
 the main process's judging of the consistency stage over the values extracted from the
 records (the extraction itself is not timed: it happens in the workers). The written-out
 form also times the spec prepared a window at a time. The rule form also times the case set
-(the case folders or the catalogue's cases) and the rules' expansion into one assertion
-per case (``verifier.plan.cases``).
+(the case folders or the catalogue's cases) and, where the library judges rules in the main
+process, their expansion into one assertion per case (``verifier.plan.cases``); where it
+judges them in the worker that read their case (``planned``), no instance is made here, and
+the judging part is the written assertions plus every instance's result taken from what the
+workers sent (made beforehand, untimed: the workers' work).
 
 Each part calls the library function the pipeline calls, in this process, with the cyclic
 garbage collector off as during a check. A part whose function cannot be found (the library
@@ -128,7 +131,10 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
                 saved = settings["WINDOWED_FROM"]
                 settings["WINDOWED_FROM"] = saved if windowed else len(spec_bytes) + 1
                 try:
-                    plan = plan_class("")
+                    try:  # (rules judged where their cases are read, as a run judges them)
+                        plan = plan_class("", judge_cases=True)
+                    except TypeError:
+                        plan = plan_class("")
                     plan.prepare(dict(early), seed)
                     plan.pack()  # (a spec read in windows is packed as it is read)
                 finally:
@@ -178,11 +184,46 @@ def _rules(
         for label in ("case set", "rule expansion"):
             seconds[label], missing[label] = None, f"{type(exc).__name__}: {exc}"
         return
+    if _apart(spec, names) is not None:  # judged where the cases are read: none made here
+        return
     try:
         expand = _find("expand", CASES)
         seconds["rule expansion"] = _median(lambda: list(expand(spec, cases)), repeat)
     except Exception as exc:
         seconds["rule expansion"], missing["rule expansion"] = None, f"{type(exc).__name__}: {exc}"
+
+
+def _apart(spec: Any, names: list[str]) -> Any:
+    """The spec's ``(shell, rules)`` when this library judges its rules where their cases
+    are read (issue 35: the main process then expands and judges none of them), else
+    ``None``."""
+    try:
+        planned = _find("planned", CASES)
+    except LookupError:
+        return None
+    return planned(spec, names, 1_000_000, SPEC)
+
+
+def _judged_apart(rules: Any, store: Any) -> dict[str, Any]:
+    """What the workers send back of every instance (untimed: their work, not the main
+    process's), as the pipeline's log hands it to the consistency stage."""
+    from verifier.assertions.evaluate import evaluate_items
+    from verifier.plan.cases import instance
+
+    out: dict[str, Any] = {}
+    names = store.names
+    for case in rules.cases:
+        places = [
+            p for p, r in enumerate(rules.rules) if all(f"{case}/{f}" in names for f in r.files)
+        ]
+        items = [instance(rules.rules[p].rule, case, rules.rules[p].holes) for p in places]
+        pointers = [f"/rules/{rules.rules[p].spec_index}" for p in places]
+        found = evaluate_items(items, pointers, store, frozenset(names), None, SPEC)
+        out[case] = {
+            p: (p, r.status.value, r.message, r.flat_reads, r.finding)
+            for p, r in zip(places, found, strict=True)
+        }
+    return out
 
 
 def _case_set() -> Callable[[Any, list[str]], Any]:
@@ -244,10 +285,21 @@ def _evaluation(
     )
     check = _find("check_consistency", "verifier.judge.consistency", "verifier.consistency")
     spec, _ = _shared_loads()(spec_bytes, dict(seed))
+    apart = None
     if isinstance(spec, dict) and "rules" in spec:  # planned and judged as its instances
-        spec = _find("expanded", CASES)(spec, list(seed))  # (the expansion is timed apart)
-    seconds["spec plan"] = _median(lambda: need_index(needs_of(spec)), repeat)
-    index = need_index(needs_of(spec))
+        apart = _apart(spec, list(seed))
+        # the written assertions and what each case's files yield for its rules, or (rules
+        # judged in the main process) every instance, the expansion timed apart
+        spec = _find("expanded", CASES)(spec, list(seed)) if apart is None else apart[0]
+
+    def plan() -> Any:
+        index = need_index(needs_of(spec))
+        if apart is not None:
+            index.add_per_case(apart[1].members, apart[1].needs())
+        return index
+
+    seconds["spec plan"] = _median(plan, repeat)
+    index = plan()
     store = records_class()
     listed: set[str] = set()
     import orjson
@@ -263,7 +315,17 @@ def _evaluation(
             with open(path, "rb") as handle:
                 store.add(rel, extract(orjson.loads(handle.read()), index.wants(rel)))
     store.add(SPEC, document=spec)
-    seconds["assertion evaluation"] = _median(lambda: check(store, listed, SPEC, True, {}), repeat)
+    if apart is None:
+        seconds["assertion evaluation"] = _median(
+            lambda: check(store, listed, SPEC, True, {}), repeat
+        )
+        return
+    # the main process's part: the written assertions judged, every instance's result taken
+    # from what the workers sent
+    judged = _judged_apart(apart[1], store)
+    seconds["assertion evaluation"] = _median(
+        lambda: check(store, listed, SPEC, True, {}, cases=apart[1], judged=dict(judged)), repeat
+    )
 
 
 def main() -> None:

@@ -242,14 +242,17 @@ def _inspect(
     the older versions."""
     records = plan.records
     announce(options.progress, "records")
-    inspect_all(source, records.bundle, plan.rest(source, done), facts, options, known=known)
+    cases = records.case_rules
+    inspect_all(
+        source, records.bundle, plan.rest(source, done), facts, options, known=known, cases=cases
+    )
     seen = layout_facts(source, plan)
     first = judge_first(plan, facts, seen)
     names = index_names(source) if wants_hints(plan, first, options.hints) else []
     older: dict[str, str] = {}
     if names:
         extra = list(plan.tasks(source, (n for n in names if not facts.known(n))))
-        inspect_all(source, records.bundle, extra, facts, options, known=known)
+        inspect_all(source, records.bundle, extra, facts, options, known=known, cases=cases)
         facts.held.clear()
         older = older_versions(source, first.problems, plan.manifests[0].wanted)
     records.forget_needs()  # no task is made after this

@@ -123,15 +123,17 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert all(proc.poll() is not None for proc in procs)
 
 
-@pytest.fixture(scope="module")
-def damaged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=["written", "rules"])
+def damaged(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """A generated archive with damage of each stage's kinds: a record's bytes changed, a
     record deleted, an unlisted file added (the manifest not rewritten: integrity), and a
-    schema-valid field made invalid (the manifest rewritten: validity, consistency)."""
+    schema-valid field made invalid (the manifest rewritten: validity, consistency); its
+    spec written out, or in the per-case rule form (most instances then judged by the
+    worker that read their case, on the cluster too)."""
     from tests.acceptance.test_executors_differential import _generator
 
     root = tmp_path_factory.mktemp("archive") / "archive"
-    _generator().generate(str(root), RECORDS, 7, 0, 0)
+    _generator().generate(str(root), RECORDS, 7, 0, 0, request.param == "rules")
     cases = root / "evidence" / "cases" / "000"
     path = cases / "case-000004" / "run.json"
     record = json.loads(path.read_text())

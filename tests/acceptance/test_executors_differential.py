@@ -305,3 +305,48 @@ def test_auto_hashes_a_few_large_blobs_in_threads(
     assert _ran(spread)["executor"] == "threads"
     mismatched = [f["path"] for s in json.loads(_json(here))["stages"] for f in s["findings"]]
     assert f"blobs/{blob.name}" in mismatched
+
+
+@pytest.fixture(scope="module")
+def damaged_rules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same damage in the per-case rule form: most instances are judged by the workers
+    that read their case, the damaged ones by the consistency stage."""
+    root = tmp_path_factory.mktemp("executors-rules") / "archive"
+    _generator().generate(str(root), CASES * 3, 11, 0, 0, True)
+    cases = root / "evidence" / "cases" / "000"
+    (cases / "case-000005" / "run.json").write_text("{not json")
+    path = cases / "case-000009" / "run.json"
+    record = json.loads(path.read_text())
+    record["counters"]["toolExecutions"] += 1
+    path.write_text(json.dumps(record))
+    rewrite_manifest(root)
+    readback = cases / "case-000003" / "readback.json"
+    readback.write_text(readback.read_text().replace('"pi_', '"px_', 1))
+    (cases / "case-000013" / "run.json").unlink()
+    return root
+
+
+@pytest.fixture(scope="module")
+def inline_rules(damaged_rules: Path) -> str:
+    report = _json(run(damaged_rules, Options(executor="inline", workers=2)))
+    statuses = {a["id"]: a["status"] for a in json.loads(report)["assertions"]}
+    case = "evidence/cases/000/case-0000"
+    assert statuses[f"unchanged@{case}09"] == "failed"
+    assert statuses[f"same-payment@{case}03"] == "failed"
+    assert statuses[f"unchanged@{case}13"] == "error"
+    return report
+
+
+@pytest.mark.parametrize("executor", ["processes", "threads"])
+def test_every_executor_writes_the_same_report_in_the_rule_form(
+    damaged_rules: Path, inline_rules: str, executor: str
+) -> None:
+    assert _json(run(damaged_rules, Options(executor=executor, workers=2))) == inline_rules
+
+
+def test_a_local_dask_cluster_writes_the_same_report_in_the_rule_form(
+    damaged_rules: Path, inline_rules: str, tmp_path: Path
+) -> None:
+    report, ran = _on_dask(str(damaged_rules), tmp_path)
+    assert report == inline_rules
+    assert ran["executor"] == "dask"

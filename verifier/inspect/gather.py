@@ -19,8 +19,10 @@ from verifier.execute.inline import InlineExecutor
 from verifier.execute.interface import BATCH_ITEMS
 from verifier.inspect import inspect as inspecting
 from verifier.inspect.carried import Carried, CarriedOpener, carry
+from verifier.inspect.cases import Compact
 from verifier.inspect.digest import Digest
 from verifier.inspect.inspect import AS_EXPECTED, FileFacts, InspectContext
+from verifier.plan.cases import CaseRules
 from verifier.plan.plan import Tasks, weight
 from verifier.plan.task import FileTask
 from verifier.record.check import held_form
@@ -170,7 +172,21 @@ class Facts:
         self.records = RecordLog()
         self.held: dict[str, bytes] = {}
         self.pids: set[int] = set()  # the processes that inspected the plan's tasks
+        #: rule instances judged where their case was read, as they came: each case with its
+        #: results, packed as the records' (:meth:`judged_cases` reads them)
+        self.judged = RecordLog()
         self.executors: list[dict[str, Any]] = []  # what each inspection pass ran on
+
+    def judged_cases(self) -> dict[str, dict[int, Compact]]:
+        """The instances judged where their case was read: case -> rule's place -> result
+        (:mod:`verifier.inspect.cases`); the log is emptied."""
+        out: dict[str, dict[int, Compact]] = {}
+        for case, results in self.judged.items():
+            got = out.setdefault(case, {})
+            for result in results:
+                got[result[0]] = result
+        self.judged.clear()
+        return out
 
     def known(self, name: str) -> bool:
         return name in self.digests or name in self.errors
@@ -179,6 +195,9 @@ class Facts:
         # keyed by the task's own name (the plan's string), not the copy a worker sent back
         if facts.name != task.name:
             raise RuntimeError(f"facts for {facts.name!r} came back for task {task.name!r}")
+        if facts.judged:
+            for case, results in facts.judged:
+                self.judged.add(case, results)
         if facts.error is not None:
             self.errors[task.name] = facts.error
             return
@@ -203,6 +222,7 @@ def inspect_all(
     options: Options,
     here: bool = False,
     known: Mapping[str, tuple[str, int]] | None = None,
+    cases: CaseRules | None = None,
 ) -> None:
     """Inspect ``tasks`` and add their facts. ``here``: in this process (the plan's early
     files). A source without worker reads is read here in one pass; otherwise the executor the
@@ -213,7 +233,10 @@ def inspect_all(
     ``known``: the SHA-256 and size of files another run over the same source already read
     (a bag's payload, for the archive inside it): a task that wants nothing else of the file
     (no record, no further algorithm) takes its digest from there and the file is not read a
-    second time, so both manifests are checked against the same bytes."""
+    second time, so both manifests are checked against the same bytes.
+
+    ``cases``: the spec's rules judged where their cases are read: each batch's worker judges
+    the instances its records decide (:mod:`verifier.inspect.cases`)."""
     if known:
         tasks = _unknown(tasks, known, facts)
     total = len(tasks)
@@ -252,11 +275,11 @@ def inspect_all(
     # workers that may not see this machine's files get each file's bytes with its task,
     # read here with the source's opener (verifier.inspect.carried); the others open them
     if name == "inline":
-        context = InspectContext(LiveOpener(source), bundle)
+        context = InspectContext(LiveOpener(source), bundle, cases)
     elif executor.remote:
-        context = InspectContext(CarriedOpener(), bundle)
+        context = InspectContext(CarriedOpener(), bundle, cases)
     else:
-        context = InspectContext(opener, bundle)
+        context = InspectContext(opener, bundle, cases)
     in_main = InspectContext(opener, bundle)  # (a file too large to carry: read here)
     # what the workers' openers verified (a git blob's id) is judged by the source here; the
     # live source checks its own reads as they pass
@@ -291,7 +314,7 @@ def inspect_all(
                     raise ValueError("an executor returned more results than tasks")
                 task, at_home, checks = taken.popleft()
                 if at_home:  # too large to carry: read here, its worker's facts dropped
-                    found = inspecting.inspect(in_main, task)
+                    found = inspecting.inspect(in_main, task)._replace(judged=found.judged)
                 elif checks:  # verified as it was read here, for a worker
                     found = found._replace(checks=checks)
                 facts.add(task, found)

@@ -7,13 +7,17 @@ is kept between tasks, so it runs the same in this process, in a worker started 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from verifier.inspect.digest import _WHOLE, Digest, _digest, _digest_bytes
 from verifier.plan.task import FileTask, pack_sha256
 from verifier.record.check import RecordResult, process_container, process_record
 from verifier.schema.bundle import Prepared
 from verifier.sources.interface import Stream
+
+if TYPE_CHECKING:  # (a worker imports the assertion kinds only if it judges a case)
+    from verifier.inspect.cases import Judged
+    from verifier.plan.cases import CaseRules
 
 
 class InspectContext(NamedTuple):
@@ -22,6 +26,8 @@ class InspectContext(NamedTuple):
 
     opener: Any  # verifier.sources.openers.Opener (or this process's live source)
     bundle: Prepared
+    #: the spec's rules judged where their cases are read (:mod:`verifier.inspect.cases`)
+    cases: CaseRules | None = None
 
     def close(self) -> None:
         """Close what this copy's opener opened (a thread's copy, when its map ends)."""
@@ -35,16 +41,19 @@ class FileFacts(NamedTuple):
     record: RecordResult | None  # a record's verdicts and values
     data: bytes | None = None  # a document's or schema's bytes (read first, in this process)
     checks: tuple[tuple[str, str], ...] = ()  # what the opener verified (a git blob's id)
+    #: rule instances the batch decided, of the cases whose last file in the batch this is
+    judged: tuple[Judged, ...] = ()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled flat (a batch of them comes back from a worker, unpickled in the main
         process): a file read, with its digest and a record's result or none, is one call
         and its SHA-256 its 32 bytes; anything else (an error, bytes, checks) field by field."""
-        name, digest, error, record, data, checks = self
+        name, digest, error, record, data, checks, judged = self
         if (
             error is not None
             or data is not None
             or checks
+            or judged
             or type(digest) is not Digest
             or (record is not None and type(record) is not RecordResult)
         ):
@@ -69,6 +78,7 @@ def _facts(
             None,
             new(RecordResult, record) if record is not None else None,
             None,
+            (),
             (),
         ),
     )
@@ -141,4 +151,9 @@ def inspect_batch(context: InspectContext, tasks: list[FileTask]) -> list[FileFa
             mark = Digest(AS_EXPECTED, digest.size, digest.crlf, digest.lf, digest.others)
             found = FileFacts(found.name, mark, None, found.record, found.data, found.checks)
         out.append(found)
+    if context.cases is not None:  # the rule instances this batch's records decide
+        from verifier.inspect.cases import judge_batch
+
+        for at, judged in judge_batch(context.cases, tasks, out).items():
+            out[at] = out[at]._replace(judged=tuple(judged))
     return out

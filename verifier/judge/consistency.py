@@ -20,21 +20,19 @@ Every finding's ``pointer`` is a JSON pointer: into the record read, or into the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any
 
-from verifier.assertions import AssertionKind, Context, EvalError, Outcome, SpecError
 from verifier.assertions.batch import Quick
-from verifier.assertions.interface import plain, pointers_well_formed, quote
+from verifier.assertions.evaluate import evaluate_items, judge_rows, quick_passes, rows_of, text_of
 from verifier.findings import Finding, Stage
-from verifier.json.pointer import is_pointer, pointer_problem
-from verifier.plan.cases import entry_pointer, findings_of
-from verifier.report import AssertionResult, AssertionStatus, FileEntry, Read, StageResult
-from verifier.values.records import Records, UndeclaredRead
-
-INTERNAL_ERROR = "assertion.internal-error"
+from verifier.inspect.cases import Compact
+from verifier.plan.cases import CaseRules, entry_pointer, findings_of, instance
+from verifier.report import AssertionResult, AssertionStatus, FileEntry, StageResult
+from verifier.values.packed import WINDOW
+from verifier.values.records import Records
 
 _WHY_UNREAD = MappingProxyType(
     {
@@ -75,79 +73,12 @@ def unread_reasons(
     return out
 
 
-def _text(item: dict[str, Any], key: str, default: str) -> str:
-    value = item.get(key)
-    return value if isinstance(value, str) else default
-
-
-class _Verdict:
-    """One assertion's outcome and where its finding is filed."""
-
-    __slots__ = ("code", "message", "path", "pointer", "status")
-
-    def __init__(
-        self, status: AssertionStatus, message: str, code: str | None, path: str, pointer: str
-    ) -> None:
-        self.status, self.message, self.code = status, message, code
-        self.path, self.pointer = path, pointer
-
-
-def _evaluate(
-    kind: AssertionKind, item: dict[str, Any], ctx: Context, spec_path: str, at: str
-) -> _Verdict:
-    def error(message: str, code: str = "assertion.error", where: str = at) -> _Verdict:
-        return _Verdict(AssertionStatus.ERROR, message, code, spec_path, where)
-
-    def at_read(first: bool) -> tuple[str, str]:
-        if ctx.reads:
-            read = ctx.reads[0] if first else ctx.reads[-1]
-            if is_pointer(read.pointer):
-                return read.path, read.pointer
-        return spec_path, at
-
-    try:
-        list(kind.needs(item))  # a kind that cannot say what it reads has a bug
-        if not pointers_well_formed(kind, item):  # (one quick walk; placed only if one fails)
-            for where, value in kind.pointers(item):
-                problem = pointer_problem(value) if isinstance(value, str) else None
-                if problem is not None:
-                    return error(f"{where.lstrip('/') or 'a pointer'}: {problem}", where=at + where)
-        outcome = kind.evaluate(item, ctx)
-        if not isinstance(outcome, Outcome) or not isinstance(outcome.status, AssertionStatus):
-            raise TypeError(f"evaluate returned {type(outcome).__name__}, not an Outcome")
-    except UndeclaredRead as exc:
-        return error(f"internal error in the {kind.name} kind: {exc}", INTERNAL_ERROR)
-    except SpecError as exc:
-        return error(str(exc), where=at + exc.at)
-    except EvalError as exc:
-        path, pointer = at_read(first=False)  # the read that raised it, if one did
-        return _Verdict(AssertionStatus.ERROR, str(exc), None, path, pointer)
-    except Exception as exc:  # a bug in the kind is a finding, never a crash and never a pass
-        detail = plain(f"{type(exc).__name__}: {exc}", 200)
-        return error(f"internal error in the {kind.name} kind ({detail})", INTERNAL_ERROR)
-    path, pointer = at_read(first=True)
-    return _Verdict(outcome.status, outcome.message, outcome.code, path, pointer)
-
-
-def _unknown_kind(name: str, item: dict[str, Any]) -> str:
-    """``unknown assertion kind "equalx"; did you mean "equals"? (kinds: ...)``."""
-    from verifier.assertions import KINDS
-    from verifier.suggest import did_you_mean
-
-    if "kind" not in item:
-        return f"no assertion kind given (kinds: {', '.join(KINDS)})"
-    if not isinstance(item.get("kind"), str):
-        return f"the kind must be a string (kinds: {', '.join(KINDS)})"
-    hint = did_you_mean(name, KINDS, quote='"')
-    return f"unknown assertion kind {quote(name)}{hint} (kinds: {', '.join(KINDS)})"
-
-
 def repeated_ids(assertions: list[Any]) -> set[int]:
     """The indexes of the assertions whose id an earlier assertion already uses."""
     seen: set[str] = set()
     out: set[int] = set()
     for index, item in enumerate(assertions):
-        aid = _text(item if isinstance(item, dict) else {}, "id", f"#{index}")
+        aid = text_of(item if isinstance(item, dict) else {}, "id", f"#{index}")
         if aid in seen:
             out.add(index)
         seen.add(aid)
@@ -164,6 +95,8 @@ def check_consistency(
     repeated: Collection[int] | None = None,
     record_count: int = 0,
     batch: bool = True,
+    cases: CaseRules | None = None,
+    judged: dict[str, dict[int, Compact]] | None = None,
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
@@ -173,7 +106,11 @@ def check_consistency(
     spec's assertions, if already known). ``record_count``: how many records (besides the
     spec) the archive lists or holds: with records and no spec, ``assertion.no-spec``.
     ``batch``: let the kinds find their passes in one call each (the default; ``False``
-    evaluates every assertion one by one, which the tests compare it with)."""
+    evaluates every assertion one by one, which the tests compare it with).
+
+    ``cases``: the spec's rules judged where their cases are read (their instances follow the
+    written assertions, case by case); ``judged``: the results the workers made of them, by
+    case and rule's place. An instance without one is judged here, over ``records``."""
     stage = StageResult(Stage.CONSISTENCY)
     results: list[AssertionResult] = []
     stage.counts = {"assertions": 0, "passed": 0, "failed": 0, "errors": 0}
@@ -205,7 +142,9 @@ def check_consistency(
     if parts is None:  # the spec read whole (any spec not packed in parts, or some entries)
         spec = records.document(spec_path)
         assertions = spec.get("assertions") if isinstance(spec, dict) else None
-        invalid = _spec_invalid(assertions, spec, spec_path, records, unread)
+        invalid = _spec_invalid(
+            assertions, spec, spec_path, records, unread, cases is not None and only is None
+        )
         if invalid is not None:
             stage.findings.append(invalid)
             return stage, results
@@ -219,7 +158,7 @@ def check_consistency(
     seen: set[str] = set()
     tally = [0, 0, 0]  # passed, failed, errors
     for start, items in parts:
-        rows, groups = _rows(
+        rows, groups = rows_of(
             items,
             indexes if indexes is not None else range(len(items)),
             repeated,
@@ -230,12 +169,20 @@ def check_consistency(
         )
         del items
         quick: list[Quick | None] = (
-            _quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
+            quick_passes(groups, len(rows), records) if batch else [None] * len(rows)
         )
         del groups
-        _judge_rows(
+        judge_rows(
             rows, quick, records, manifested, unread, spec_path, stage, results, tally, where
         )
+    if cases is not None and only is None:
+        made = _instances(cases, judged or {}, records, manifested, unread, spec_path, batch)
+        for result in made:
+            results.append(result)
+            status = result.status
+            tally[0 if status is PASSED else 1 if status is FAILED else 2] += 1
+            if result.finding is not None:
+                stage.findings.append(result.finding)
     stage.counts = {
         "assertions": len(results),
         "passed": tally[0],
@@ -251,8 +198,10 @@ def _spec_invalid(
     spec_path: str,
     records: Records,
     unread: Mapping[str, str] | None,
+    instances: bool = False,
 ) -> Finding | None:
-    """The finding for a spec whose ``assertions`` is not a list, or is empty; else ``None``."""
+    """The finding for a spec whose ``assertions`` is not a list, or is empty (and holds no
+    rule instance: ``instances``); else ``None``."""
     if not isinstance(assertions, list):
         why = (unread or {}).get(spec_path)
         if why is not None:
@@ -267,7 +216,7 @@ def _spec_invalid(
             f"{what}; no assertion was checked.",
             pointer="/assertions" if spec is not None else None,
         )
-    if not assertions:
+    if not assertions and not instances:
         return Finding(
             "assertion.vacuous",
             spec_path,
@@ -278,165 +227,81 @@ def _spec_invalid(
     return None
 
 
-def _judge_rows(
-    rows: list[_Row],
-    quick: list[Quick | None],
+PASSED, FAILED = AssertionStatus.PASSED, AssertionStatus.FAILED
+
+
+def _instances(
+    cases: CaseRules,
+    judged: dict[str, dict[int, Compact]],
     records: Records,
     manifested: AbstractSet[str],
     unread: Mapping[str, str] | None,
     spec_path: str,
-    stage: StageResult,
-    results: list[AssertionResult],
-    tally: list[int],
-    where: Callable[[int], str],
-) -> None:
-    """Each row's result, in order, appended to ``results`` (its finding to the stage's),
-    counted in ``tally`` (passed, failed, errors). Each row is released as its result is
-    made (taken from the end of reversed lists): at a large run's peak the rows are not
-    held beside every result."""
-    passed = failed = errors = 0
-    append, new_result, passing = results.append, AssertionResult, AssertionStatus.PASSED
-    if len(rows) != len(quick):
-        raise ValueError("a batch answer for every row")
-    rows.reverse()
-    quick.reverse()
-    take_row, take_found = rows.pop, quick.pop
-    while rows:
-        index, item, aid, kind_name, description, kind, early = take_row()
-        found = take_found()
-        if found is not None:
-            passed += 1
-            append(new_result(aid, kind_name, description, passing, found[0], found[1], None))
-            continue
-        reads: tuple[Read, ...] = ()
-        if early is not None:
-            verdict = early
-        else:
-            assert kind is not None
-            ctx = Context(records, manifested, unread)
-            verdict = _evaluate(kind, item, ctx, spec_path, where(index))
-            reads = tuple(dict.fromkeys(ctx.reads))
-        status = verdict.status
-        finding = None
-        if status is AssertionStatus.PASSED:
-            passed += 1
-        else:
-            if status is AssertionStatus.FAILED:
-                failed += 1
-            else:
-                errors += 1
-            code = verdict.code or (
-                "assertion.failed" if status is AssertionStatus.FAILED else "assertion.error"
+    batch: bool,
+) -> Iterator[AssertionResult]:
+    """Every rule instance's result, case by case in the rules' order: the workers' where
+    they made one (its paths the records' own strings), else judged here over every record
+    (a window of them at a time)."""
+    rules = cases.rules
+    pointers = [f"/rules/{rule.spec_index}" for rule in rules]
+    waiting: list[tuple[str, Mapping[int, Compact]]] = []
+    items: list[Any] = []
+    at: list[str] = []
+    places: list[tuple[str, int]] = []
+    own, status_of = records.own, AssertionStatus
+    # what an instance's result takes of its rule (confined() made sure of a string id and
+    # a known kind), as the rows of rows_of() read them
+    named = [
+        (rule.rule["id"], rule.rule["kind"], text_of(rule.rule, "description", ""))
+        for rule in rules
+    ]
+
+    def flush() -> Iterator[AssertionResult]:
+        made = (
+            dict(
+                zip(
+                    places,
+                    evaluate_items(items, at, records, manifested, unread, spec_path, batch),
+                    strict=True,
+                )
             )
-            end = "" if verdict.message.endswith(("?", ".")) else "."
-            message = f"{plain(aid)}: {verdict.message}{end}"
-            finding = Finding(code, verdict.path, message, verdict.pointer)
-            stage.findings.append(finding)
-        append(new_result(aid, kind_name, description, status, verdict.message, reads, finding))
-    tally[0] += passed
-    tally[1] += failed
-    tally[2] += errors
+            if items
+            else {}
+        )
+        for case, got in waiting:
+            for place in range(len(rules)):
+                found = got.get(place)
+                if found is None:
+                    yield made[(case, place)]
+                    continue
+                _, status, message, reads, finding = found
+                flat = tuple(own(r) if i % 2 == 0 else r for i, r in enumerate(reads))
+                rid, kind, description = named[place]
+                yield AssertionResult(
+                    f"{rid}@{case}",
+                    kind,
+                    description,
+                    status_of(status),
+                    message,
+                    (),
+                    finding,
+                    flat_reads=flat,
+                )
+        waiting.clear()
+        items.clear()
+        at.clear()
+        places.clear()
 
-
-#: one assertion before it is evaluated: its index, the assertion, id, kind name,
-#: description, kind (``None``: unknown) and the verdict it has already (a repeated id, an
-#: unknown kind), if any
-_Row = tuple[int, dict[str, Any], str, str, str, AssertionKind | None, _Verdict | None]
-
-#: the rows still to evaluate, by kind: their places among the rows, and their assertions
-_Groups = dict[AssertionKind, tuple[list[int], list[dict[str, Any]]]]
-
-
-def _rows(
-    assertions: list[Any],
-    indexes: Iterable[int],
-    repeated: Collection[int] | None,
-    spec_path: str,
-    seen: set[str],
-    start: int,
-    where: Callable[[int], str],
-) -> tuple[list[_Row], _Groups]:
-    """The assertions at ``indexes``, in order, with what is known of each before it is
-    evaluated (an id used before, or a kind not registered, is an error already), and those
-    with no verdict yet grouped by kind. ``assertions`` is the spec's array from its entry
-    ``start`` on (a part of a large spec; ``repeated`` and the pointers count from the
-    array's start); ``seen``: the ids used by the entries before (added to)."""
-    import verifier.assertions as registry  # the registry as it is when asked
-
-    kinds = registry.KINDS
-    rows: list[_Row] = []
-    groups: _Groups = {}
-    count = len(assertions)
-    for local in indexes:
-        if not 0 <= local < count:
-            continue
-        item = assertions[local]
-        index = start + local
-        if type(item) is not dict:
-            item = item if isinstance(item, dict) else {}
-        aid = item.get("id")
-        if type(aid) is not str:
-            aid = _text(item, "id", f"#{index}")
-        if repeated is not None and index in repeated:
-            seen.add(aid)  # used by an earlier assertion, evaluated or not
-        kind_name = item.get("kind")
-        if type(kind_name) is not str:
-            kind_name = _text(item, "kind", "?")
-        description = item.get("description")
-        if type(description) is not str:
-            description = _text(item, "description", "")
-        kind = kinds.get(kind_name)
-        early = None
-        if aid in seen:
-            early = _Verdict(
-                AssertionStatus.ERROR,
-                f"the id {quote(aid)} is used twice in the spec",
-                None,
-                spec_path,
-                f"{where(index)}/id",
-            )
-        elif kind is None:
-            early = _Verdict(
-                AssertionStatus.ERROR,
-                _unknown_kind(kind_name, item),
-                None,
-                spec_path,
-                f"{where(index)}/kind" if "kind" in item else where(index),
-            )
-        else:
-            group = groups.get(kind)
-            if group is None:
-                group = groups[kind] = ([], [])
-            group[0].append(len(rows))
-            group[1].append(item)
-        seen.add(aid)
-        rows.append((index, item, aid, kind_name, description, kind, early))
-    return rows, groups
-
-
-def _quick_passes(groups: _Groups, count: int, records: Records) -> list[Quick | None]:
-    """For each of ``count`` rows, its pass as the kind's batch path found it
-    (:mod:`verifier.assertions.batch`), or ``None``: each kind asked once, for all its
-    assertions (``groups``, from :func:`_rows`). A kind whose ``evaluate`` is not defined
-    beside its ``quick`` (a subclass that changed it), or whose ``quick`` raises or answers
-    out of step, has none: its assertions are evaluated one by one."""
-    out: list[Quick | None] = [None] * count
-    for kind, (members, items) in groups.items():
-        if not _has_batch(kind):
-            continue
-        try:
-            answers = kind.quick(items, records)
-        except Exception:  # a bug in the batch path: the generic path reports what it finds
-            continue
-        if not isinstance(answers, list) or len(answers) != len(members):
-            continue
-        for at, answer in zip(members, answers, strict=True):
-            out[at] = answer
-    return out
-
-
-def _has_batch(kind: AssertionKind) -> bool:
-    for klass in type(kind).__mro__:
-        if "evaluate" in vars(klass):
-            return "quick" in vars(klass)
-    return False
+    empty: dict[int, Compact] = {}
+    for case in cases.cases:
+        got = judged.pop(case, empty)
+        if len(got) != len(rules):
+            for place, rule in enumerate(rules):
+                if place not in got:
+                    items.append(instance(rule.rule, case, rule.holes))
+                    at.append(pointers[place])
+                    places.append((case, place))
+        waiting.append((case, got))
+        if len(items) >= WINDOW or len(waiting) >= WINDOW:
+            yield from flush()
+    yield from flush()

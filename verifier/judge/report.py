@@ -120,6 +120,7 @@ def judge_records(
     """Validity and consistency from the records' results; the report (``signed``: its
     authenticity stage and signatures) and the records the stages kept, by its paths."""
     records = plan.records
+    judged_apart = facts.judged_cases()  # (the instances the workers judged)
     results: dict[str, Any] = dict(records.results)
     results.update(facts.records.items())  # (in the order they came)
     facts.records.clear()  # read from ``results`` from here on
@@ -161,6 +162,8 @@ def judge_records(
             spec_present,
             unread,
             record_count=record_count,
+            cases=records.case_rules,
+            judged=judged_apart,
         )
         ids = (
             {a.id for a in assertions}

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.json.pointer import Glob
 from verifier.values.packed import WINDOW
@@ -197,12 +197,13 @@ def _expanded(
     names: Iterable[str],
     limit: int,
     take: Callable[[list[Any]], bool] | None,
+    judged_apart: CaseRules | None = None,
 ) -> dict[str, Any] | None:
     written = spec.get("assertions")
     written = written if isinstance(written, list) else []
     findings: list[list[str]] = []
     pattern = _glob(spec)
-    cases = case_set(spec, names)
+    cases = case_set(spec, names) if judged_apart is None else judged_apart.cases
     if pattern is None:
         if "rules" in spec or spec.get("everyCaseJudged") is True:
             findings.append(
@@ -228,6 +229,12 @@ def _expanded(
     judged: set[str] = set()
     over = False
     globbing = {index for index, rule in _rules(spec) if _globs_case(rule)}
+    if judged_apart is not None:  # (no instance made: every rule for every case, in order)
+        rule_of = [r.spec_index for r in judged_apart.rules] * len(cases)
+        out = dict(spec)
+        out["assertions"] = written
+        out[META] = {"written": len(written), "ruleOf": rule_of, "findings": findings}
+        return out
     for case, index, made in expand(spec, cases):
         if index in globbing and ("*" in case or "?" in case):
             findings.append(
@@ -281,6 +288,135 @@ def _expanded(
     return out
 
 
+class CaseRule(NamedTuple):
+    """A rule whose every file is a file of its case: its index in the spec's ``rules``, the
+    rule as written, where ``{case}`` goes in it (:func:`_holes`) and the files it reads,
+    relative to the case folder."""
+
+    spec_index: int
+    rule: dict[str, Any]
+    holes: Any
+    files: tuple[str, ...]
+
+
+class CaseRules:
+    """The rules of a spec that are judged where their case is read (issue 35): every rule
+    reads files of its own case only (named ``{case}/...``, no glob), so that the instances
+    of a case are judged from the case's records alone, wherever they were read, and come to
+    what judging them with every record would (:func:`confined` says when that holds). Sent
+    to each worker once; the case folders as a set are made where it is unpickled."""
+
+    __slots__ = ("cases", "members", "rels", "rules", "spec_path")
+
+    def __init__(self, spec_path: str, cases: tuple[str, ...], rules: tuple[CaseRule, ...]):
+        self.spec_path = spec_path
+        self.cases = cases
+        self.rules = rules
+        self.members = frozenset(cases)
+        self.rels = tuple(sorted({rel for rule in rules for rel in rule.files}))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return CaseRules, (self.spec_path, self.cases, self.rules)
+
+    def cases_of(self, inner: str) -> list[str]:
+        """The cases whose rules read the record at ``inner`` (a path inside the content
+        root): a case folder ``C`` with ``inner`` equal to ``C/`` and a rule's file."""
+        out = []
+        for rel in self.rels:
+            cut = len(inner) - len(rel) - 1
+            if cut > 0 and inner.endswith(rel) and inner[cut] == "/":
+                case = inner[:cut]
+                if case in self.members:
+                    out.append(case)
+        return out
+
+    def needs(self) -> list[tuple[str, str, bool]]:
+        """What the rules read: ``(file relative to a case, pointer, length)`` each."""
+        from verifier.assertions import kind_named  # (the kinds: not at import)
+
+        out = []
+        for rule in self.rules:
+            kind = kind_named(rule.rule.get("kind"))
+            assert kind is not None  # (confined() made sure)
+            for need in kind.needs(rule.rule):
+                out.append((need.file[len(CASE) + 1 :], need.pointer, need.length))
+        return out
+
+
+def _hole_strings(node: Any, holes: Any) -> Iterator[str]:
+    if holes is True:
+        yield node
+    elif holes:
+        for k, below in holes.items():
+            yield from _hole_strings(node[k], below)
+
+
+def confined(spec: Any, cases: tuple[str, ...], limit: int, spec_path: str) -> CaseRules | None:
+    """The spec's rules as :class:`CaseRules` when each of them can be judged from its case's
+    records alone; ``None`` when one cannot (then every instance is made and judged with
+    every record, as a written-out assertion): no cases; more instances than ``limit``; a
+    rule without a string id of its own (one holding ``@``), or whose kind is unknown or
+    cannot say what it reads; a rule that reads no file, a glob, or a file not named
+    ``{case}/...``, or holds ``{case}`` in a file name it does not declare; a written-out
+    assertion whose id is an instance's."""
+    from verifier.assertions import kind_named  # (the kinds: not at import)
+
+    rules = _rules(spec)
+    if not cases or not rules or len(cases) * len(rules) > limit:
+        return None
+    ids: set[str] = set()
+    out = []
+    for index, rule in rules:
+        rid, kind = rule.get("id"), kind_named(rule.get("kind"))
+        if not isinstance(rid, str) or "@" in rid or rid in ids or kind is None:
+            return None
+        ids.add(rid)
+        if _globs_case(rule):
+            return None
+        try:
+            needs = list(kind.needs(rule))
+        except Exception:  # (a kind's bug: the general path reports it)
+            return None
+        files: dict[str, None] = {}
+        for need in needs:
+            file = need.file
+            if need.glob or not isinstance(file, str) or not file.startswith(CASE + "/"):
+                return None
+            rel = file[len(CASE) + 1 :]
+            if not rel or CASE in rel:
+                return None
+            files[rel] = None
+        holes = _holes(rule)
+        if not files or any(s[len(CASE) + 1 :] not in files for s in _hole_strings(rule, holes)):
+            return None
+        out.append(CaseRule(index, rule, holes, tuple(files)))
+    written = spec.get("assertions")
+    members = frozenset(cases)
+    for item in written if isinstance(written, list) else ():
+        wid = item.get("id") if isinstance(item, dict) else None
+        if isinstance(wid, str) and "@" in wid:
+            rid, case = wid.split("@", 1)
+            if rid in ids and case in members:
+                return None
+    return CaseRules(spec_path, cases, tuple(out))
+
+
+def planned(
+    spec: dict[str, Any], names: Iterable[str], limit: int, spec_path: str
+) -> tuple[dict[str, Any], CaseRules] | None:
+    """``spec`` (a rule-form spec, parsed) as :func:`expanded` makes it but without its
+    instances (its ``assertions`` the written ones; :data:`META` says where each instance
+    would be), and its rules, when they are judged where their cases are read
+    (:func:`confined`); ``None`` when they are not."""
+    cases = case_set(spec, names)
+    rules = confined(spec, cases, limit, spec_path)
+    if rules is None:
+        return None
+    out = _expanded(spec, (), limit, None, rules)
+    assert out is not None
+    return out, rules
+
+
 def _meta(spec: Any) -> dict[str, Any] | None:
     meta = spec.get(META) if isinstance(spec, dict) else None
     return meta if isinstance(meta, dict) else None
@@ -313,7 +449,10 @@ def findings_of(spec: Any) -> list[tuple[str, str, str]]:
 __all__ = [
     "CASE",
     "META",
+    "CaseRule",
+    "CaseRules",
     "case_set",
+    "confined",
     "entry_pointer",
     "expand",
     "expanded",
@@ -322,4 +461,5 @@ __all__ = [
     "folders_of",
     "has_rules",
     "instance",
+    "planned",
 ]

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.json.pointer import Glob
-from verifier.plan.cases import MAX_INSTANCES, META, expanded, expanded_in_parts, has_rules
+from verifier.plan.cases import (
+    MAX_INSTANCES,
+    META,
+    CaseRules,
+    expanded,
+    expanded_in_parts,
+    has_rules,
+    planned,
+)
 from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
 from verifier.record.check import RecordResult, process_document, process_in_windows
 from verifier.record.place import place_each
@@ -46,6 +54,9 @@ class RecordPlan:
     consistency: bool = True
     #: at most this many rule instances are made (:mod:`verifier.plan.cases`)
     max_instances: int = MAX_INSTANCES
+    #: whether rules that read their own case's files only are judged where the case is read
+    #: (:attr:`case_rules`), not expanded here
+    judge_cases: bool = False
     bundle: Prepared | None = None
     results: dict[str, RecordResult] = field(default_factory=dict)  # the documents'
     kept: dict[str, Any] = field(default_factory=dict)  # documents kept whole
@@ -56,6 +67,8 @@ class RecordPlan:
     #: the spec's ``transcripts`` list: (glob, shape or None, leaf), read in :meth:`prepare`
     containers: tuple[tuple[str, str | None, bool], ...] = ()
     globs: tuple[Glob, ...] = ()  # the containers' patterns, compiled
+    #: the spec's rules judged where their cases are read, if it has such rules
+    case_rules: CaseRules | None = None
 
     def fresh(self) -> RecordPlan:
         """The same plan before :meth:`prepare` (to prepare again from other files)."""
@@ -69,6 +82,7 @@ class RecordPlan:
             self.validate,
             self.consistency,
             self.max_instances,
+            self.judge_cases,
         )
 
     def is_record(self, inner: str) -> bool:
@@ -197,10 +211,23 @@ class RecordPlan:
         spec = self.kept.get(self.spec_path)
         if isinstance(spec, dict) and has_rules(spec):  # once, here: every step reads them
             inside = [n[cut:] for n in listed if n.startswith(self.prefix)]
-            done = self._rules_in_parts(spec, inside)
+            apart = (
+                planned(spec, inside, self.max_instances, self.spec_path)
+                if self.judge_cases and self.consistency
+                else None
+            )
+            if apart is not None:  # judged where each case is read: not expanded here
+                self.kept[self.spec_path], self.case_rules = apart
+                index = NeedIndex(needs_of(apart[0]))
+                index.add_per_case(self.case_rules.members, self.case_rules.needs())
+                shell = apart[0]
+                done = None
+            else:
+                done = self._rules_in_parts(spec, inside)
             if done is not None:
                 index, shell = done
-            else:  # (a part marshal could not write: expanded whole, packed later or not)
+            elif apart is None:  # (a part marshal could not write: expanded whole, packed
+                # later or not)
                 self.kept[self.spec_path] = expanded(spec, inside, self.max_instances)
         elif isinstance(spec, dict) and META in spec:  # (the expansion's own member only)
             self.kept[self.spec_path] = {k: v for k, v in spec.items() if k != META}

@@ -108,7 +108,19 @@ class NeedIndex:
         #: files read at two places or more, while :meth:`add` runs
         self._many: dict[str, dict[tuple[str, bool], None]] = {}
         self._shared: dict[Wants, Wants] = {}  # equal wants of several files, held once
+        #: the needs of per-case rules, by file relative to a case folder, and the folders
+        #: (:meth:`add_per_case`): one entry a rule's file, not one a case
+        self._per_case: dict[str, dict[tuple[str, bool], None]] = {}
+        self._cases: frozenset[str] = frozenset()
         self.add(needs)
+
+    def add_per_case(self, cases: frozenset[str], needs: Iterable[tuple[str, str, bool]]) -> None:
+        """Index what every case folder of ``cases`` needs: ``(file relative to the case,
+        pointer, length)`` each; what a file then wants is as if each case's needs had been
+        added one by one, after the others."""
+        self._cases = self._cases | cases
+        for rel, pointer, length in needs:
+            self._per_case.setdefault(rel, {})[(pointer, length)] = None
 
     def add(self, needs: Iterable[Need]) -> None:
         """Index more needs (a large spec's, a window of its assertions at a time): the
@@ -175,6 +187,8 @@ class NeedIndex:
 
     def wants(self, path: str) -> Wants:
         found = self._exactly(path)
+        if self._per_case:
+            found = self._with_cases(path, found)
         if not self._globs:
             return found if found is not None else ()
         wanted = dict.fromkeys(found) if found is not None else {}
@@ -188,3 +202,29 @@ class NeedIndex:
                 break
             folder = path[: slash + 1]
         return tuple(wanted)
+
+    def _with_cases(self, path: str, found: Wants | None) -> Wants | None:
+        """``found`` (what ``path`` wants itself) with what it wants as a file of a case
+        (looked up by the few files the rules read, not by every folder of ``path``)."""
+        cases = self._cases
+        more: dict[tuple[str, bool], None] | None = None
+        only: Wants | None = None  # (the one rule file's wants, when one alone matches)
+        for rel, wanted in self._per_case.items():
+            cut = len(path) - len(rel) - 1
+            if cut > 0 and path.endswith(rel) and path[cut] == "/" and path[:cut] in cases:
+                if more is None and only is None:
+                    only = tuple(wanted)
+                    continue
+                if more is None:
+                    more = dict.fromkeys(only or ())
+                more |= wanted
+        if more is None:
+            if only is None:
+                return found
+            if found is None:
+                return self._shared.setdefault(only, only)
+            more = dict.fromkeys(only)
+        if found is not None:
+            more = dict.fromkeys(found) | more
+        frozen = tuple(more)
+        return self._shared.setdefault(frozen, frozen)
