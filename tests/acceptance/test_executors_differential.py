@@ -144,12 +144,15 @@ def _on_dask(location: str, tmp_path: Path) -> tuple[str, Any]:
     return report.read_text(encoding="utf-8"), json.loads(ran.read_text(encoding="utf-8"))
 
 
+@pytest.mark.parametrize("form", ["", "_rules"])
 def test_a_local_dask_cluster_writes_the_same_report(
-    damaged: Path, inline: str, tmp_path: Path
+    form: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    """Two Dask workers of a ``LocalCluster``: the same bytes."""
+    """Two Dask workers of a ``LocalCluster``: the same bytes, for written-out assertions and
+    for the rule form."""
+    damaged: Path = request.getfixturevalue("damaged" + form)
     report, ran = _on_dask(str(damaged), tmp_path)
-    assert report == inline
+    assert report == request.getfixturevalue("inline" + form)
     assert ran["executor"] == "dask"
 
 
@@ -342,11 +345,3 @@ def test_every_executor_writes_the_same_report_in_the_rule_form(
     damaged_rules: Path, inline_rules: str, executor: str
 ) -> None:
     assert _json(run(damaged_rules, Options(executor=executor, workers=2))) == inline_rules
-
-
-def test_a_local_dask_cluster_writes_the_same_report_in_the_rule_form(
-    damaged_rules: Path, inline_rules: str, tmp_path: Path
-) -> None:
-    report, ran = _on_dask(str(damaged_rules), tmp_path)
-    assert report == inline_rules
-    assert ran["executor"] == "dask"

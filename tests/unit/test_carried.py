@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import verifier.inspect.carried as carried
 import verifier.inspect.gather as gather
 from tests.conftest import copy_bundled
 from verifier.execute.inline import InlineExecutor
-from verifier.execute.interface import BatchFn, batches
+from verifier.execute.interface import BatchFn
 from verifier.inspect.carried import INSPECTED_HERE, Carried, CarriedOpener, carry
 from verifier.pipeline import Options, run
 from verifier.plan.task import FileTask
@@ -38,17 +38,16 @@ class Remote(InlineExecutor):
         super().__init__(workers, scheduler)
         self.sent: list[Any] = []
 
-    def map(
+    def _map(
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None = None,
-        progress: Callable[[int], None] | None = None,
+        batches: Iterator[list[Any]],
+        progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
         assert isinstance(context.opener, CarriedOpener)
         copy = pickle.loads(pickle.dumps(context))
-        for batch in batches(tasks, weight):
+        for batch in batches:
             self.sent.extend(task.where for task in batch)
             yield from fn(copy, pickle.loads(pickle.dumps(batch)))
 

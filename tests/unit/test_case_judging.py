@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import rewrite_manifest
 from tests.unit.test_benchmark_generate import _generator
+from verifier.execute.interface import batches
 from verifier.judge import report as judging
 from verifier.pipeline import Options, run
 from verifier.plan import build
@@ -104,12 +105,42 @@ def test_workers_judge_what_the_main_process_would(
 def test_a_case_cut_by_its_batch_is_judged_all_the_same(
     damaged: Path, reference: str, monkeypatch: Any
 ) -> None:
-    """Batches of two files: most cases' files travel in two batches, so the instances
-    reading files of both are judged by the consistency stage; the report is the same."""
+    """Batches of two files cut anywhere (a case too large for one batch is cut after all):
+    the instances reading files of two batches are judged by the consistency stage; the
+    report is the same."""
     monkeypatch.setattr("verifier.execute.interface.BATCH_ITEMS", 2)
+    monkeypatch.setattr("verifier.inspect.gather._case_of", lambda cases: None)
     report, judged = _report(damaged, "processes", True, monkeypatch)
     assert report == reference
     assert 0 < judged < 1000
+
+
+def test_batches_are_not_cut_inside_a_case(
+    damaged: Path, reference: str, monkeypatch: Any
+) -> None:
+    """Batches of two files: a case's three files stay in one batch, so every instance the
+    damage leaves decidable is judged where its case was read, as with full batches."""
+    full = _report(damaged, "processes", True, monkeypatch)
+    monkeypatch.setattr("verifier.execute.interface.BATCH_ITEMS", 2)
+    small = _report(damaged, "processes", True, monkeypatch)
+    assert small[0] == full[0] == reference
+    assert small[1] == full[1] >= 1190
+
+
+def test_a_batch_is_cut_between_groups_or_past_twice_its_bounds() -> None:
+    names = ["a/1", "a/2", "a/3", "b/1", "x", "y", "c/1", "c/2", "c/3", "c/4", "c/5"]
+
+    def group(name: str) -> str | None:
+        return name.split("/")[0] if "/" in name else None
+
+    monkey = pytest.MonkeyPatch()
+    with monkey.context() as patch:
+        patch.setattr("verifier.execute.interface.BATCH_ITEMS", 2)
+        cut = list(batches(names, group=group))
+        plain = list(batches(names))
+    # a full batch goes on while its group does, up to twice its bounds
+    assert cut == [["a/1", "a/2", "a/3"], ["b/1", "x"], ["y", "c/1", "c/2", "c/3"], ["c/4", "c/5"]]
+    assert plain == [names[i : i + 2] for i in range(0, len(names), 2)]
 
 
 def _rule(**extra: Any) -> dict[str, Any]:

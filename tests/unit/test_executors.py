@@ -51,13 +51,13 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of three tasks: 50 tasks make 17 batches, spread over the workers (Dask's
     batches, :data:`verifier.execute.dask.BATCH_SCALE` times larger, the same size)."""
     monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 3)
-    monkeypatch.setattr(verifier.execute.dask, "BATCH_SCALE", 1)
+    monkeypatch.setattr(verifier.execute.dask.DaskExecutor, "scale", 1)
 
 
 @pytest.fixture
 def one_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(verifier.execute.interface, "BATCH_ITEMS", 1)
-    monkeypatch.setattr(verifier.execute.dask, "BATCH_SCALE", 1)
+    monkeypatch.setattr(verifier.execute.dask.DaskExecutor, "scale", 1)
 
 
 def start(name: str, monkeypatch: pytest.MonkeyPatch, workers: int = 2) -> Executor:
@@ -421,7 +421,7 @@ def test_dask_cuts_fewer_larger_batches(
     monkeypatch: pytest.MonkeyPatch, small_batches: None
 ) -> None:
     """A Dask task costs more than a pipe message: batches ``BATCH_SCALE`` times larger."""
-    monkeypatch.setattr(verifier.execute.dask, "BATCH_SCALE", 4)
+    monkeypatch.setattr(verifier.execute.dask.DaskExecutor, "scale", 4)
     with start("dask", monkeypatch) as executor:
         assert list(executor.map(fns.double, None, range(50))) == [2 * n for n in range(50)]
         assert executor.describe()["batches"] == 5  # of 12, 12, 12, 12 and 2 tasks

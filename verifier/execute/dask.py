@@ -41,10 +41,10 @@ import tempfile
 import threading
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from verifier.execute.interface import BatchFn, Executor, ExecutorError, batches
+from verifier.execute.interface import BatchFn, Executor, ExecutorError
 
 INSTALL = 'the dask executor needs Dask: pip install "verify-evidence[dask]"'
 CONNECT_TIMEOUT = "30s"
@@ -109,6 +109,7 @@ class DaskExecutor(Executor):
     """A Dask client, on a cluster of its own or on the one at ``scheduler``."""
 
     name = "dask"
+    scale = BATCH_SCALE
 
     def __init__(self, workers: int = 1, scheduler: str | None = None) -> None:
         try:  # as Any: typed or not, installed or not, mypy sees the same module
@@ -167,27 +168,19 @@ class DaskExecutor(Executor):
             count = self.workers
         return 2 * max(1, count)
 
-    def map(
-        self,
-        fn: BatchFn,
-        context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> Iterator[Any]:
+    def _ready(self) -> None:
         if self._client is None:
             raise ExecutorError("the dask executor was closed")
-        return self._map(fn, context, tasks, weight, progress)
 
     def _map(
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None,
+        batches: Iterator[list[Any]],
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
         client = self._client
+        assert client is not None  # (_ready)
         try:
             [shared] = client.scatter([_Opaque(context)], broadcast=True, hash=False)
         except Exception as exc:
@@ -197,7 +190,7 @@ class DaskExecutor(Executor):
         window = self._window()
         flight: deque[Any] = deque()
         try:
-            for batch in batches(tasks, weight, BATCH_SCALE):
+            for batch in batches:
                 payload = pickle.dumps((fn, batch), protocol=pickle.HIGHEST_PROTOCOL)
                 flight.append(client.submit(_run, shared, payload, pure=False))
                 if len(flight) >= window:

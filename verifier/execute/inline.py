@@ -3,10 +3,10 @@ tested against, and what small archives use."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from verifier.execute.interface import BatchFn, Executor, batches
+from verifier.execute.interface import BatchFn, Executor
 
 
 class InlineExecutor(Executor):
@@ -15,15 +15,14 @@ class InlineExecutor(Executor):
     def __init__(self, workers: int = 1, scheduler: str | None = None) -> None:
         self.batches = 0
 
-    def map(
+    def _map(
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None = None,
-        progress: Callable[[int], None] | None = None,
+        batches: Iterator[list[Any]],
+        progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
-        for batch in batches(tasks, weight):
+        for batch in batches:
             results = fn(context, batch)
             self.batches += 1
             if progress is not None:

@@ -40,7 +40,10 @@ class Executor(abc.ABC):
     #: be opened: the inspect step then sends each file's bytes with its task
     remote: bool = False
 
-    @abc.abstractmethod
+    #: batches this many times :data:`BATCH_ITEMS` and :data:`BATCH_WEIGHT` (an executor
+    #: whose every batch costs more to send: a Dask task)
+    scale: int = 1
+
     def map(
         self,
         fn: BatchFn,
@@ -48,9 +51,26 @@ class Executor(abc.ABC):
         tasks: Iterable[Any],
         weight: Callable[[Any], int] | None = None,
         progress: Callable[[int], None] | None = None,
+        group: Callable[[Any], object] | None = None,
     ) -> Iterator[Any]:
-        """``fn`` over batches of ``tasks`` (cut by ``weight``, bytes say), results in task
-        order; ``progress`` is called with how many tasks each finished batch held."""
+        """``fn`` over :func:`batches` of ``tasks`` (cut by ``weight``, bytes say, and never
+        inside a ``group``), results in task order; ``progress`` is called with how many
+        tasks each finished batch held. Refused at once when the executor cannot run one."""
+        self._ready()
+        return self._map(fn, context, batches(tasks, weight, self.scale, group), progress)
+
+    def _ready(self) -> None:  # noqa: B027 (the inline executor is always ready)
+        """Raise :class:`ExecutorError` when a map cannot start (closed, or one running)."""
+
+    @abc.abstractmethod
+    def _map(
+        self,
+        fn: BatchFn,
+        context: Any,
+        batches: Iterator[list[Any]],
+        progress: Callable[[int], None] | None,
+    ) -> Iterator[Any]:
+        """``fn`` over ``batches``, results in order (:meth:`map`)."""
 
     def describe(self) -> dict[str, Any]:
         """What ran, for the audit record (never for the report, which must not depend on
@@ -77,20 +97,31 @@ BATCH_ITEMS = 512
 
 
 def batches(
-    tasks: Iterable[T], weight: Callable[[T], int] | None = None, scale: int = 1
+    tasks: Iterable[T],
+    weight: Callable[[T], int] | None = None,
+    scale: int = 1,
+    group: Callable[[T], object] | None = None,
 ) -> Iterator[list[T]]:
     """``tasks`` cut into consecutive batches of at most ``scale`` x :data:`BATCH_ITEMS`
-    tasks or about ``scale`` x :data:`BATCH_WEIGHT` (by ``weight``), in order. ``scale``:
-    for an executor whose every batch costs more to send (a Dask task)."""
+    tasks or about ``scale`` x :data:`BATCH_WEIGHT` (by ``weight``), in order. ``group``:
+    a batch is not cut between two consecutive tasks of the same group (not ``None``: the
+    files of one case, whose rule instances are judged where they are read), unless it has
+    grown to twice those bounds."""
     items, load_max = BATCH_ITEMS * scale, BATCH_WEIGHT * scale
     current: list[T] = []
     load = 0
+    last: object = None
     for task in tasks:
         w = weight(task) if weight is not None else 1
-        if current and (load + w > load_max or len(current) >= items):
+        key = group(task) if group is not None else None
+        full = load + w > load_max or len(current) >= items
+        # (twice the bounds: a case too large for one batch is cut after all)
+        over = load + w > 2 * load_max or len(current) >= 2 * items
+        if current and full and (key is None or key != last or over):
             yield current
             current, load = [], 0
         current.append(task)
         load += w
+        last = key
     if current:
         yield current

@@ -36,12 +36,12 @@ import subprocess
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import IO, Any
 
-from verifier.execute.interface import BatchFn, Executor, ExecutorError, batches
+from verifier.execute.interface import BatchFn, Executor, ExecutorError
 
 STDERR_TAIL = 2000  # characters of a dead worker's own output quoted in the error
 STOP_WAIT = 5.0  # seconds a worker gets to stop before it is killed
@@ -177,26 +177,17 @@ class ProcessExecutor(Executor):
             self._shutdown(kill=True)
             raise
 
-    def map(
-        self,
-        fn: BatchFn,
-        context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> Iterator[Any]:
+    def _ready(self) -> None:
         if self._closed:
             raise ExecutorError("the processes executor was closed")
         if self._active:
             raise ExecutorError("one map at a time: the previous one is still being read")
-        return self._map(fn, context, tasks, weight, progress)
 
     def _map(
         self,
         fn: BatchFn,
         context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None,
+        batches: Iterator[list[Any]],
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
         if self._active or self._closed:
@@ -206,7 +197,7 @@ class ProcessExecutor(Executor):
             self._context = context
             self._generation += 1
         blob: bytes | None = None
-        source = enumerate(batches(tasks, weight))
+        source = enumerate(batches)
         window = 2 * len(self._pool)
         finished: dict[int, list[Any]] = {}
         sent = taken = 0  # batches sent out; batches yielded

@@ -20,11 +20,11 @@ import pickle
 import threading
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from verifier.execute.interface import BatchFn, Executor, ExecutorError, batches
+from verifier.execute.interface import BatchFn, Executor, ExecutorError
 
 
 class _Failed:
@@ -47,27 +47,18 @@ class ThreadExecutor(Executor):
         self.threads = 0  # how many threads served batches (in the last map)
         self._closed = False
 
-    def map(
-        self,
-        fn: BatchFn,
-        context: Any,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> Iterator[Any]:
+    def _ready(self) -> None:
         if self._closed:
             raise ExecutorError("the threads executor was closed")
-        state = pickle.dumps(context, pickle.HIGHEST_PROTOCOL)
-        return self._map(fn, state, tasks, weight, progress)
 
     def _map(
         self,
         fn: BatchFn,
-        state: bytes,
-        tasks: Iterable[Any],
-        weight: Callable[[Any], int] | None,
+        context: Any,
+        batches: Iterator[list[Any]],
         progress: Callable[[int], None] | None,
     ) -> Iterator[Any]:
+        state = pickle.dumps(context, pickle.HIGHEST_PROTOCOL)
         own = threading.local()  # each thread's copy of the context, for this map only
         copies: list[Any] = []  # every copy made, closed when the map ends
 
@@ -84,7 +75,7 @@ class ThreadExecutor(Executor):
         pending: deque[tuple[int, Future[list[Any] | _Failed]]] = deque()
         pool = ThreadPoolExecutor(self.workers, thread_name_prefix="verifier-inspect")
         try:
-            for batch in batches(tasks, weight):
+            for batch in batches:
                 pending.append((len(batch), pool.submit(run, batch)))
                 if len(pending) >= 2 * self.workers:
                     yield from self._take(pending.popleft(), progress)

@@ -177,16 +177,11 @@ class Facts:
         self.judged = RecordLog()
         self.executors: list[dict[str, Any]] = []  # what each inspection pass ran on
 
-    def judged_cases(self) -> dict[str, dict[int, Compact]]:
-        """The instances judged where their case was read: case -> rule's place -> result
-        (:mod:`verifier.inspect.cases`); the log is emptied."""
-        out: dict[str, dict[int, Compact]] = {}
-        for case, results in self.judged.items():
-            got = out.setdefault(case, {})
-            for result in results:
-                got[result[0]] = result
-        self.judged.clear()
-        return out
+    def judged_cases(self) -> Arrived:
+        """The instances judged where their case was read, taken case by case
+        (:class:`Arrived`); the log is handed over."""
+        log, self.judged = self.judged, RecordLog()
+        return Arrived(log)
 
     def known(self, name: str) -> bool:
         return name in self.digests or name in self.errors
@@ -212,6 +207,46 @@ class Facts:
             self.records.add(task.record, held_form(facts.record))
         if facts.data is not None:
             self.held[task.name] = facts.data
+
+
+class Arrived:
+    """The workers' results of rule instances (:mod:`verifier.inspect.cases`), read from
+    their log as the consistency stage asks for them, case by case in the plan's order.
+
+    They came in task order (each case's results with its last file in a batch), which is
+    the cases' order but for a name that sorts before its case's ``/`` (``c1-2/`` comes
+    before ``c1/``): what comes before the case asked for is held until asked for, so at a
+    time only those few are unpacked, never the whole log (at 1,000,000 records the whole
+    took about 200 MB). Whatever the order, a case asked for gets every result of its that
+    came before the next case's: one that came late is judged again by the stage, to the
+    same result."""
+
+    __slots__ = ("_early", "_head", "_items")
+
+    def __init__(self, log: RecordLog) -> None:
+        self._items = log.items()
+        self._early: dict[str, dict[int, Compact]] = {}
+        self._head: tuple[str, Any] | None = next(self._items, None)
+
+    def pop(self, case: str) -> dict[int, Compact]:
+        """Case ``case``'s results, by the rule's place (empty: none judged apart)."""
+        got = self._early.pop(case, None)
+        key = case + "/"
+        while self._head is not None:
+            came, results = self._head
+            if came != case and came + "/" > key:
+                break  # a later case's
+            into = got if came == case else self._early.get(came)
+            if into is None:
+                into = {}
+                if came == case:
+                    got = into
+                else:
+                    self._early[came] = into
+            for result in results:
+                into[result[0]] = result
+            self._head = next(self._items, None)
+        return got if got is not None else {}
 
 
 def inspect_all(
@@ -307,6 +342,7 @@ def inspect_all(
             feed,
             weight=_carried_weight if executor.remote else weight,
             progress=advance,
+            group=_case_of(cases),
         )
         try:
             for found in results:
@@ -335,6 +371,15 @@ def inspect_all(
         facts.pids.update(served)
     else:
         facts.pids.add(os.getpid())
+
+
+def _case_of(cases: CaseRules | None) -> Callable[[FileTask], object] | None:
+    """What keeps a case's files in one batch, so that its worker judges every instance of
+    it (:mod:`verifier.inspect.cases`): each task's case folder."""
+    if cases is None or not cases.rules:
+        return None
+    holding = cases.case_holding
+    return lambda task: holding(task.name)
 
 
 def _unknown(

@@ -29,6 +29,7 @@ from verifier.assertions.batch import Quick
 from verifier.assertions.evaluate import evaluate_items, judge_rows, quick_passes, rows_of, text_of
 from verifier.findings import Finding, Stage
 from verifier.inspect.cases import Compact
+from verifier.inspect.gather import Arrived
 from verifier.plan.cases import CaseRules, entry_pointer, findings_of, instance
 from verifier.report import AssertionResult, AssertionStatus, FileEntry, StageResult
 from verifier.values.packed import WINDOW
@@ -96,7 +97,7 @@ def check_consistency(
     record_count: int = 0,
     batch: bool = True,
     cases: CaseRules | None = None,
-    judged: dict[str, dict[int, Compact]] | None = None,
+    judged: Arrived | None = None,
 ) -> tuple[StageResult, list[AssertionResult]]:
     """Evaluate the assertion spec at ``spec_path`` over ``records``; ``manifested`` is the
     set of listed files that were read, ``unread`` why each other listed file is not a
@@ -176,7 +177,7 @@ def check_consistency(
             rows, quick, records, manifested, unread, spec_path, stage, results, tally, where
         )
     if cases is not None and only is None:
-        made = _instances(cases, judged or {}, records, manifested, unread, spec_path, batch)
+        made = _instances(cases, judged, records, manifested, unread, spec_path, batch)
         for result in made:
             results.append(result)
             status = result.status
@@ -232,7 +233,7 @@ PASSED, FAILED = AssertionStatus.PASSED, AssertionStatus.FAILED
 
 def _instances(
     cases: CaseRules,
-    judged: dict[str, dict[int, Compact]],
+    judged: Arrived | None,
     records: Records,
     manifested: AbstractSet[str],
     unread: Mapping[str, str] | None,
@@ -294,7 +295,7 @@ def _instances(
 
     empty: dict[int, Compact] = {}
     for case in cases.cases:
-        got = judged.pop(case, empty)
+        got = judged.pop(case) if judged is not None else empty
         if len(got) != len(rules):
             for place, rule in enumerate(rules):
                 if place not in got:

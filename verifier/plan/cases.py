@@ -330,6 +330,24 @@ class CaseRules:
                     out.append(case)
         return out
 
+    def case_holding(self, name: str) -> str | None:
+        """The case folder that holds the file ``name`` (a path in the source, inside the
+        content root or below a prefix of it), the deepest one if cases nest; else ``None``.
+        The key that keeps a case's files in one batch."""
+        members = self.members
+        cut = name.rfind("/")
+        while cut > 0:
+            folder = name[:cut]
+            start = 0
+            while True:  # the folder, or what follows each '/' of a prefix
+                if folder[start:] in members:
+                    return folder[start:]
+                start = folder.find("/", start) + 1
+                if start == 0:
+                    break
+            cut = name.rfind("/", 0, cut)
+        return None
+
     def needs(self) -> list[tuple[str, str, bool]]:
         """What the rules read: ``(file relative to a case, pointer, length)`` each."""
         from verifier.assertions import kind_named  # (the kinds: not at import)
