@@ -115,9 +115,7 @@ def test_a_case_cut_by_its_batch_is_judged_all_the_same(
     assert 0 < judged < 1000
 
 
-def test_batches_are_not_cut_inside_a_case(
-    damaged: Path, reference: str, monkeypatch: Any
-) -> None:
+def test_batches_are_not_cut_inside_a_case(damaged: Path, reference: str, monkeypatch: Any) -> None:
     """Batches of two files: a case's three files stay in one batch, so every instance the
     damage leaves decidable is judged where its case was read, as with full batches."""
     full = _report(damaged, "processes", True, monkeypatch)
