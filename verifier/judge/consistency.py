@@ -276,7 +276,12 @@ def _instances(
                     yield made[(case, place)]
                     continue
                 _, status, message, reads, finding = found
-                flat = tuple(own(r) if i % 2 == 0 else r for i, r in enumerate(reads))
+                if len(reads) == 2:  # (one read or two: most results)
+                    flat: tuple[str, ...] = (own(reads[0]), reads[1])
+                elif len(reads) == 4:
+                    flat = (own(reads[0]), reads[1], own(reads[2]), reads[3])
+                else:
+                    flat = tuple(own(r) if i % 2 == 0 else r for i, r in enumerate(reads))
                 rid, kind, description = named[place]
                 yield AssertionResult(
                     f"{rid}@{case}",
