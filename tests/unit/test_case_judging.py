@@ -238,3 +238,20 @@ def test_the_per_case_needs_are_the_instances_needs() -> None:
     )
     for (name, left), (_, right) in zip(_walk(whole, names), _walk(apart, names), strict=True):
         assert sorted(left) == sorted(right), name
+
+
+def test_the_workers_results_are_read_case_by_case_whatever_their_order() -> None:
+    """``c1-2/`` sorts before ``c1/`` in task order, after it in case order: held until asked
+    for. A result that comes after the next case's is not given to its case (the stage judges
+    that instance again); a case nothing was judged for gets nothing."""
+    from verifier.inspect.gather import Arrived, RecordLog
+
+    log = RecordLog()
+    for case, place in [("c1-2", 0), ("c1", 0), ("c1", 1), ("c2", 0), ("c1", 2)]:
+        log.add(case, ((place, "passed", "", (), None),))
+    arrived = Arrived(log)
+    assert sorted(arrived.pop("c1")) == [0, 1]
+    assert sorted(arrived.pop("c1-2")) == [0]
+    assert arrived.pop("c10") == {}
+    assert sorted(arrived.pop("c2")) == [0]
+    assert arrived.pop("c3") == {}
