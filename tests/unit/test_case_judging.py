@@ -125,17 +125,15 @@ def test_batches_are_not_cut_inside_a_case(damaged: Path, reference: str, monkey
     assert small[1] == full[1] >= 1190
 
 
-def test_a_batch_is_cut_between_groups_or_past_twice_its_bounds() -> None:
+def test_a_batch_is_cut_between_groups_or_past_twice_its_bounds(monkeypatch: Any) -> None:
     names = ["a/1", "a/2", "a/3", "b/1", "x", "y", "c/1", "c/2", "c/3", "c/4", "c/5"]
 
     def group(name: str) -> str | None:
         return name.split("/")[0] if "/" in name else None
 
-    monkey = pytest.MonkeyPatch()
-    with monkey.context() as patch:
-        patch.setattr("verifier.execute.interface.BATCH_ITEMS", 2)
-        cut = list(batches(names, group=group))
-        plain = list(batches(names))
+    monkeypatch.setattr("verifier.execute.interface.BATCH_ITEMS", 2)
+    cut = list(batches(names, group=group))
+    plain = list(batches(names))
     # a full batch goes on while its group does, up to twice its bounds
     assert cut == [["a/1", "a/2", "a/3"], ["b/1", "x"], ["y", "c/1", "c/2", "c/3"], ["c/4", "c/5"]]
     assert plain == [names[i : i + 2] for i in range(0, len(names), 2)]

@@ -216,10 +216,9 @@ class Arrived:
     They came in task order (each case's results with its last file in a batch), which is
     the cases' order but for a name that sorts before its case's ``/`` (``c1-2/`` comes
     before ``c1/``): what comes before the case asked for is held until asked for, so at a
-    time only those few are unpacked, never the whole log (at 1,000,000 records the whole
-    took about 200 MB). Whatever the order, a case asked for gets every result of its that
-    came before the next case's: one that came late is judged again by the stage, to the
-    same result."""
+    time only those few are unpacked, never the whole log. Whatever the order, a case asked
+    for gets every result of its that came before the next case's: one that came late is
+    judged again by the stage, to the same result."""
 
     __slots__ = ("_early", "_head", "_items")
 
@@ -230,23 +229,20 @@ class Arrived:
 
     def pop(self, case: str) -> dict[int, Compact]:
         """Case ``case``'s results, by the rule's place (empty: none judged apart)."""
-        got = self._early.pop(case, None)
+        got = self._early.pop(case, {})
         key = case + "/"
         while self._head is not None:
             came, results = self._head
-            if came != case and came + "/" > key:
+            if came == case:
+                into = got
+            elif came + "/" > key:
                 break  # a later case's
-            into = got if came == case else self._early.get(came)
-            if into is None:
-                into = {}
-                if came == case:
-                    got = into
-                else:
-                    self._early[came] = into
+            else:
+                into = self._early.setdefault(came, {})
             for result in results:
                 into[result[0]] = result
             self._head = next(self._items, None)
-        return got if got is not None else {}
+        return got
 
 
 def inspect_all(
