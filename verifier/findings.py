@@ -284,6 +284,110 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "a container's member could not be read: refused by the zip safety rules, damaged, "
             "or compressed with a method that cannot be decoded here (zstd without zstandard)",
         ),
+        # Witness logs (verifier.witness): AI Agent Action v0.1 audit chains named in the
+        # assertion spec's 'witnesses', in the validity stage.
+        "chain.empty": (
+            Stage.VALIDITY,
+            "a witness log (the spec's 'witnesses') holds no record: nothing was witnessed",
+        ),
+        "chain.malformed": (
+            Stage.VALIDITY,
+            "a line of a witness log is not one JSON object, or a record lacks a field its type "
+            "requires or has one of the wrong type: the record is refused",
+        ),
+        "chain.unknown-type": (
+            Stage.VALIDITY,
+            "a witness record's type is none of tool_call, checkpoint and chain_break: refused, "
+            "as the predicate requires",
+        ),
+        "chain.too-deep": (
+            Stage.VALIDITY,
+            "a witness record's extensions nest deeper than 128 levels: refused",
+        ),
+        "chain.unsafe-integer": (
+            Stage.VALIDITY,
+            "a witness record's integer field is at or past 2^53: refused (readers disagree on "
+            "its value)",
+        ),
+        "chain.no-genesis": (
+            Stage.VALIDITY,
+            "no record of a witness log continues from 'genesis' and none is a chain break: the "
+            "chain has no start",
+        ),
+        "chain.second-genesis": (
+            Stage.VALIDITY,
+            "a second record of a witness log continues from 'genesis': the chain was replaced",
+        ),
+        "chain.fork": (
+            Stage.VALIDITY,
+            "two records of a witness log continue from the same record: two histories, which one "
+            "is the gateway's the log cannot say",
+        ),
+        "chain.out-of-order": (
+            Stage.VALIDITY,
+            "a witness record continues from a record that comes after it in the file",
+        ),
+        "chain.unlinked": (
+            Stage.VALIDITY,
+            "a witness record continues from a record that is not in the log (records dropped or "
+            "changed): no walk from the chain's start reaches it",
+        ),
+        "chain.checkpoint-sequence": (
+            Stage.VALIDITY,
+            "a checkpoint's sequence does not increase over the checkpoint before it in the chain",
+        ),
+        "chain.checkpoint-count": (
+            Stage.VALIDITY,
+            "a checkpoint's recordCount differs from the tool-call records the chain holds before "
+            "it",
+        ),
+        "chain.break-unbound": (
+            Stage.VALIDITY,
+            "a chain break after other records names no prior head: nothing binds it to the "
+            "records before it",
+        ),
+        "chain.break-prior": (
+            Stage.VALIDITY,
+            "a chain break's priorHead, priorSequence or priorRecordCount disagrees with the "
+            "chain before it",
+        ),
+        "chain.head-missing": (
+            Stage.VALIDITY,
+            "a checkpoint kept outside the archive (--checkpoint) is not in the chain: records up "
+            "to it were cut, or the chain was replaced",
+        ),
+        "chain.tail-unanchored": (
+            Stage.VALIDITY,
+            "no checkpoint kept outside the archive was given for a witness log: records cut from "
+            "its end would leave no trace",
+        ),
+        "chain.signatures-unchecked": (
+            Stage.VALIDITY,
+            "no witness key was given (--witness-key): the records' attestations were not checked",
+        ),
+        "chain.unsigned": (
+            Stage.VALIDITY,
+            "a witness key was given and a record has no attestation",
+        ),
+        "chain.bad-signature": (
+            Stage.VALIDITY,
+            "a record's attestation is not the witness key's signature over its signing form (or "
+            "the record has none)",
+        ),
+        "chain.unattested-field": (
+            Stage.VALIDITY,
+            "a witness record holds fields no party's scope names: their provenance is unknown",
+        ),
+        "chain.unmatched-pattern": (
+            Stage.VALIDITY,
+            "an entry of the assertion spec's 'witnesses' list matches no file the manifest "
+            "lists: no log was checked for it",
+        ),
+        "chain.checkpoint-unmatched": (
+            Stage.VALIDITY,
+            "a --checkpoint names a log that is not one of the spec's witness logs, or the spec "
+            "names none: it was checked against nothing",
+        ),
         # Acceptance (verifier.accept): the baseline file given with --baseline.
         "baseline.unmatched": (
             Stage.INTEGRITY,
@@ -473,6 +577,28 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "transcript.unmatched-pattern": Severity.ERROR,  # nothing checked is never a pass
         "transcript.too-many-branches": Severity.ERROR,  # branches not checked: never a pass
         "transcript.duplicate-id": Severity.ERROR,  # which entry a link means is unknown
+        "chain.empty": Severity.ERROR,
+        "chain.malformed": Severity.ERROR,
+        "chain.unknown-type": Severity.ERROR,
+        "chain.too-deep": Severity.ERROR,
+        "chain.unsafe-integer": Severity.ERROR,
+        "chain.no-genesis": Severity.ERROR,
+        "chain.second-genesis": Severity.ERROR,
+        "chain.fork": Severity.ERROR,
+        "chain.out-of-order": Severity.WARNING,
+        "chain.unlinked": Severity.ERROR,
+        "chain.checkpoint-sequence": Severity.ERROR,
+        "chain.checkpoint-count": Severity.ERROR,
+        "chain.break-unbound": Severity.WARNING,
+        "chain.break-prior": Severity.ERROR,
+        "chain.head-missing": Severity.ERROR,
+        "chain.tail-unanchored": Severity.NOTE,
+        "chain.signatures-unchecked": Severity.NOTE,
+        "chain.unsigned": Severity.ERROR,
+        "chain.bad-signature": Severity.ERROR,
+        "chain.unattested-field": Severity.NOTE,
+        "chain.unmatched-pattern": Severity.ERROR,
+        "chain.checkpoint-unmatched": Severity.ERROR,
         "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
         "baseline.no-digest": Severity.WARNING,  # its finding counts again: an error already
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under

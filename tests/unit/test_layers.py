@@ -35,7 +35,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         {"inspect", "table"},
         {"plan"},
         {"assertions", "record"},
-        {"transcripts"},
+        {"transcripts", "witness"},
         {"accept", "sources"},
         {"report"},
         {"authenticity", "schema"},

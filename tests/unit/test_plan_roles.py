@@ -37,10 +37,12 @@ def _old_role(plan: RecordPlan, name: str) -> tuple[str, str | None]:
     return role, inner
 
 
-@pytest.mark.parametrize("containers", [(), (("logs/*.jsonl", None, False),)])
+@pytest.mark.parametrize(
+    "containers", [(), (("logs/*.jsonl", None, False, "/transcripts/0/files"),)]
+)
 @pytest.mark.parametrize("prefix", ["c/", ""])
 def test_classify_says_what_parsed_inner_and_early_say(
-    containers: tuple[tuple[str, str | None, bool], ...], prefix: str
+    containers: tuple[tuple[str, str | None, bool, str], ...], prefix: str
 ) -> None:
     plan = RecordPlan(prefix, containers=containers)
     names = NAMES if prefix else [n.removeprefix("c/") for n in NAMES]
@@ -51,10 +53,12 @@ def test_classify_says_what_parsed_inner_and_early_say(
         assert roles[prefix + "logs/run.jsonl"] == ("record", "logs/run.jsonl")
 
 
-@pytest.mark.parametrize("containers", [(), (("logs/*.jsonl", None, False),)])
+@pytest.mark.parametrize(
+    "containers", [(), (("logs/*.jsonl", None, False, "/transcripts/0/files"),)]
+)
 @pytest.mark.parametrize("prefix", ["c/", ""])
 def test_the_classifier_made_once_per_run_says_what_classify_says(
-    containers: tuple[tuple[str, str | None, bool], ...], prefix: str
+    containers: tuple[tuple[str, str | None, bool, str], ...], prefix: str
 ) -> None:
     plan = RecordPlan(prefix, containers=containers)
     names = NAMES if prefix else [n.removeprefix("c/") for n in NAMES]

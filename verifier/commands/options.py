@@ -59,6 +59,26 @@ ScopeOpt = Annotated[
         "files in, plus ROOT's own files if it lists any at ROOT.",
     ),
 ]
+WitnessKeyOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--witness-key",
+        metavar="[ALGORITHM:]FILE",
+        help="A witness gateway's key, to check the attestation of every record of the spec's "
+        "witness logs: ed25519:FILE (the default; 32 raw bytes, 64 hex digits or a PEM public "
+        "key) or hmac-sha256:FILE (the secret as hex). Repeatable.",
+    ),
+]
+CheckpointOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--checkpoint",
+        metavar="FILE",
+        help="A witness log's checkpoint kept outside the archive (JSON: previousHash, "
+        "sequence, recordCount, optionally file): records cut from the log's end before it are "
+        "found. Repeatable.",
+    ),
+]
 NoColorOpt = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour.")]
 ColorOpt = Annotated[
     Color,
@@ -409,6 +429,8 @@ class Request:
             "for OpenPGP signatures.",
         ),
     ] = None
+    witness_key: Annotated[tuple[str, ...], WitnessKeyOpt] = ()
+    checkpoint: Annotated[tuple[str, ...], CheckpointOpt] = ()
     attest_key: Annotated[
         Path | None,
         _option(
@@ -444,6 +466,7 @@ class Request:
         from verifier.commands.acceptopts import acceptance_options
         from verifier.pipeline import Options
         from verifier.plan.option_values import MAX_JOBS, parse_count
+        from verifier.witness.settings import witness_settings
 
         return Options(
             manifest=self.manifest or None,
@@ -458,12 +481,15 @@ class Request:
                 self.ignore, self.select, self.baseline, self.write_baseline, outputs
             ),
             trust=trust_options(self),
+            witness=witness_settings(self.witness_key, self.checkpoint),
             **more,
         )
 
 
 FIELDS = MappingProxyType({f.name: f for f in fields(Request)})
-_REPEATED = frozenset({"fmt", "output", "scope", "ignore", "select"})  # tuples of strings
+_REPEATED = frozenset(
+    {"fmt", "output", "scope", "ignore", "select", "witness_key", "checkpoint"}
+)  # tuples of strings
 
 
 def _shaped(name: str, value: Any, current: Any) -> Any:

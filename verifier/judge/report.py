@@ -227,21 +227,24 @@ def _record_count(
 
 
 def unmatched_containers(records: Any, listed: AbstractSet[str]) -> list[Finding]:
-    """A ``transcripts`` entry of the spec that matches no listed file checked nothing: a
-    finding, never a silent pass."""
+    """A ``transcripts`` or ``witnesses`` entry of the spec that matches no listed file
+    checked nothing: a finding, never a silent pass."""
     from verifier.json.pointer import Glob
+    from verifier.witness import LOG_SHAPE
 
     out = []
-    for k, (pattern, _, _) in enumerate(records.containers):
+    for pattern, shape, _, pointer in records.containers:
         glob = Glob(pattern)
         if not any(glob.match(p) for p in listed if p != records.spec_path):
+            log = shape == LOG_SHAPE
             out.append(
                 Finding(
-                    "transcript.unmatched-pattern",
+                    "chain.unmatched-pattern" if log else "transcript.unmatched-pattern",
                     records.spec_path,
-                    f"The transcripts entry {pattern!r} matches no file the manifest lists, so "
-                    "no container was checked for it.",
-                    f"/transcripts/{k}/files",
+                    f"The {'witnesses' if log else 'transcripts'} entry {pattern!r} matches no "
+                    f"file the manifest lists, so no {'log' if log else 'container'} was "
+                    "checked for it.",
+                    pointer,
                 )
             )
     return out

@@ -61,6 +61,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         validate="validity" in stages,
         consistency="consistency" in stages,
         max_instances=options.limits.max_entries,
+        witness=options.witness,
         # (coverage keeps records whole and reads every instance of the spec: made here)
         judge_cases=not options.whole,
     )

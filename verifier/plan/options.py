@@ -12,6 +12,7 @@ from verifier.plan.spec import DEFAULT_SPEC
 from verifier.sources import Limits
 from verifier.values.needs import CATALOGUE
 from verifier.values.selection import CHECK_CODES, parse_codes
+from verifier.values.witness import WitnessSettings
 
 STAGES = ("integrity", "validity", "consistency")
 
@@ -49,6 +50,8 @@ class Options:
     baseline: Any = None
     # Authenticity: the signature (or where to look for one) and the trust to check it with.
     trust: Trust = field(default_factory=Trust)
+    # Witness logs: the gateway's keys and the checkpoints kept outside the archive.
+    witness: WitnessSettings = field(default_factory=WitnessSettings)
 
     def worker_count(self, tasks: int | None = None) -> int:
         """The workers to start: ``workers`` as given (the command line or the user's own

@@ -25,13 +25,14 @@ from verifier.plan.cases import (
     has_rules,
     planned,
 )
-from verifier.plan.spec import DEFAULT_SPEC, containers_in, needs_of
+from verifier.plan.spec import DEFAULT_SPEC, Container, containers_in, needs_of
 from verifier.record.check import RecordResult, process_document, process_in_windows
 from verifier.record.place import place_each
-from verifier.schema.bundle import Prepared, is_schema_path, prepare_validity
+from verifier.schema.bundle import NO_WITNESS, Prepared, is_schema_path, prepare_validity
 from verifier.values import packed as packing
 from verifier.values.needs import CATALOGUE, Need, NeedIndex, Wants, selectors_in
 from verifier.values.packed import PackedDocument, pack_part
+from verifier.values.witness import WitnessSettings
 
 ASSERTIONS = "assertions"  # the spec's array of assertions
 #: a spec of this many bytes or more is read a window of its assertions at a time
@@ -54,6 +55,8 @@ class RecordPlan:
     consistency: bool = True
     #: at most this many rule instances are made (:mod:`verifier.plan.cases`)
     max_instances: int = MAX_INSTANCES
+    #: what the witness logs are checked with (:class:`~verifier.values.witness.WitnessSettings`)
+    witness: WitnessSettings = NO_WITNESS
     #: whether rules that read their own case's files only are judged where the case is read
     #: (:attr:`case_rules`), not expanded here
     judge_cases: bool = False
@@ -64,8 +67,9 @@ class RecordPlan:
     #: documents that could not be packed stay in :attr:`kept`
     packed: dict[str, PackedDocument] = field(default_factory=dict)
     index: NeedIndex | None = None
-    #: the spec's ``transcripts`` list: (glob, shape or None, leaf), read in :meth:`prepare`
-    containers: tuple[tuple[str, str | None, bool], ...] = ()
+    #: the spec's ``transcripts`` and ``witnesses`` (:func:`~verifier.plan.spec.containers_in`),
+    #: read in :meth:`prepare`
+    containers: tuple[Container, ...] = ()
     globs: tuple[Glob, ...] = ()  # the containers' patterns, compiled
     #: the spec's rules judged where their cases are read, if it has such rules
     case_rules: CaseRules | None = None
@@ -82,6 +86,7 @@ class RecordPlan:
             self.validate,
             self.consistency,
             self.max_instances,
+            self.witness,
             self.judge_cases,
         )
 
@@ -96,8 +101,8 @@ class RecordPlan:
         if not self.containers or inner == self.spec_path:
             return None
         if len(self.globs) != len(self.containers):  # compiled once per spec, not per file
-            self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
-        for glob, (_, shape, leaf) in zip(self.globs, self.containers, strict=True):
+            self.globs = tuple(Glob(c[0]) for c in self.containers)
+        for glob, (_, shape, leaf, _) in zip(self.globs, self.containers, strict=True):
             if glob.match(inner):
                 return shape, leaf
         return None
@@ -188,6 +193,7 @@ class RecordPlan:
         cut = len(self.prefix)
         inner = {n[cut:]: b for n, b in early.items() if n.startswith(self.prefix)}
         self.bundle = prepare_validity(inner, self.schemas_dir, self.validate)
+        self.bundle.witness = self.witness
         # the schemas' findings placed while their bytes are in hand (no second read)
         self.bundle.findings[:] = place_each(inner, self.bundle.findings)
         records = {p: b for n, b in early.items() if (p := self.inner(n)) is not None}
@@ -234,7 +240,7 @@ class RecordPlan:
         self.containers = containers_in(
             shell if shell is not None else self.kept.get(self.spec_path)
         )
-        self.globs = tuple(Glob(pattern) for pattern, _, _ in self.containers)
+        self.globs = tuple(Glob(c[0]) for c in self.containers)
         if index is None:
             index = NeedIndex(needs_of(self.kept.get(self.spec_path)) if self.consistency else ())
         for path, value in self.kept.items():

@@ -8,6 +8,7 @@ from typing import Any
 
 import verifier.assertions as registry
 from verifier.values.needs import DEFAULT_SPEC, Need
+from verifier.witness import LOG_SHAPE
 
 
 def needs_of(spec: Any) -> Iterator[Need]:
@@ -32,19 +33,31 @@ def needs_of(spec: Any) -> Iterator[Need]:
     return iter(out)
 
 
-def containers_in(spec: Any) -> tuple[tuple[str, str | None, bool], ...]:
-    """The spec's ``transcripts`` list: files to check as transcript containers, each
-    ``{"files": GLOB, "shape": NAME?, "leaf": BOOL?}`` (malformed entries are skipped here;
-    the spec's schema reports them)."""
-    items = spec.get("transcripts") if isinstance(spec, dict) else None
-    out: list[tuple[str, str | None, bool]] = []
-    for item in items if isinstance(items, list) else ():
-        if isinstance(item, dict) and isinstance(item.get("files"), str) and item["files"]:
-            shape = item.get("shape")
-            out.append(
-                (item["files"], shape if isinstance(shape, str) else None, item.get("leaf") is True)
-            )
+#: (glob, shape or None: detected, leaf, where the entry is in the spec)
+Container = tuple[str, str | None, bool, str]
+
+
+def containers_in(spec: Any) -> tuple[Container, ...]:
+    """The files the spec names to check as a whole, each with how and the pointer of its
+    entry: its ``transcripts`` list (transcript containers, ``{"files": GLOB, "shape":
+    NAME?, "leaf": BOOL?}``), then its ``witnesses`` list (witness logs, ``{"files":
+    GLOB}``, the shape :data:`~verifier.witness.LOG_SHAPE`). Malformed entries are skipped
+    here; the spec's schema reports them."""
+    out: list[Container] = []
+    for key in ("transcripts", "witnesses"):
+        items = spec.get(key) if isinstance(spec, dict) else None
+        for k, item in enumerate(items if isinstance(items, list) else ()):
+            if isinstance(item, dict) and isinstance(item.get("files"), str) and item["files"]:
+                shape = LOG_SHAPE if key == "witnesses" else item.get("shape")
+                out.append(
+                    (
+                        item["files"],
+                        shape if isinstance(shape, str) else None,
+                        item.get("leaf") is True,
+                        f"/{key}/{k}/files",
+                    )
+                )
     return tuple(out)
 
 
-__all__ = ["DEFAULT_SPEC", "containers_in", "needs_of"]
+__all__ = ["DEFAULT_SPEC", "Container", "containers_in", "needs_of"]

@@ -19,6 +19,7 @@ from verifier.transcripts.archive import (
 )
 from verifier.values.extract import extract
 from verifier.values.needs import Extracted, Flat, Wants, flat
+from verifier.witness import LOG_SHAPE, check_log
 
 
 class RecordResult(NamedTuple):
@@ -173,11 +174,16 @@ def process_in_windows(
 def process_container(
     prep: Prepared, path: str, data: bytes, shape: str | None, leaf: bool
 ) -> RecordResult:
-    """A file the spec declares a transcript container: every transcript in it checked (from
-    its hashed bytes, whatever its format); it is not a JSON record, so it has no schema."""
+    """A file the spec declares a transcript container (every transcript in it checked, from
+    its hashed bytes, whatever its format) or a witness log (its chain checked); it is not a
+    JSON record, so it has no schema."""
     if not prep.validate:
         return RecordResult(_NONE, _NONE, False, 0, None)
-    return RecordResult(_NONE, tuple(check_container_file(path, data, shape, leaf)), False, 0, None)
+    if shape == LOG_SHAPE:
+        found = check_log(path, data, prep.witness)
+    else:
+        found = check_container_file(path, data, shape, leaf)
+    return RecordResult(_NONE, tuple(found), False, 0, None)
 
 
 _NONE: tuple[Finding, ...] = ()  # one shared empty result: most records have no findings

@@ -24,6 +24,9 @@ from verifier.schema.format_policy import fast_formats, format_checker, may_asse
 from verifier.schema.reference_engine import install as install_ecma_patterns
 from verifier.schema.reference_engine import meta_problems
 from verifier.schema.walk import Subschema, subschemas
+from verifier.values.witness import WitnessSettings
+
+NO_WITNESS = WitnessSettings()
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, FormatChecker
@@ -84,6 +87,9 @@ class Prepared:
     schemas: dict[str, str] = field(default_factory=dict)  # $id -> path
     schema_count: int = 0
     validators: Validators | None = None
+    #: the witness's keys and the external checkpoints, for the witness logs (--witness-key,
+    #: --checkpoint): what checking a log needs besides its bytes, carried with the schemas
+    witness: WitnessSettings = NO_WITNESS
 
 
 def prepare_validity(contents: dict[str, bytes], schemas_dir: str, validate: bool) -> Prepared:
