@@ -378,6 +378,11 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.VALIDITY,
             "a witness record holds fields no party's scope names: their provenance is unknown",
         ),
+        "chain.hashes-claimed": (
+            Stage.VALIDITY,
+            "a witness log holds in-toto Statements: their chain hashes are their subject "
+            "digests as stated, not computed from the gateway's lines",
+        ),
         "chain.unmatched-pattern": (
             Stage.VALIDITY,
             "an entry of the assertion spec's 'witnesses' list matches no file the manifest "
@@ -597,6 +602,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "chain.unsigned": Severity.ERROR,
         "chain.bad-signature": Severity.ERROR,
         "chain.unattested-field": Severity.NOTE,
+        "chain.hashes-claimed": Severity.NOTE,
         "chain.unmatched-pattern": Severity.ERROR,
         "chain.checkpoint-unmatched": Severity.ERROR,
         "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it

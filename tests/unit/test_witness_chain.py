@@ -299,3 +299,122 @@ def _kept(gateway: Gateway) -> dict[str, Any]:
         "sequence": last["sequence"],
         "record_count": last["recordCount"],
     }
+
+
+def _statement(digest: str, predicate: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": [{"name": "session:agent-workspace-4f2a", "digest": {"sha256": digest}}],
+        "predicateType": "https://in-toto.io/attestation/ai-agent-action/v0.1",
+        "predicate": predicate,
+    }
+
+
+#: the spec's three example Statements (its "In-toto Statement" blocks), trimmed to the
+#: members the chain reads
+SPEC_STATEMENTS = [
+    _statement(
+        "cd26e6c4930f34da6dbbb53988f4920b13eedc7e3354ac51a82efeac9574e664",
+        {
+            "action": {
+                "type": "tool_call",
+                "protocol": "mcp",
+                "method": "tools/call",
+                "toolName": "github/create_pull_request",
+                "namespace": "github",
+                "timestamp": "2026-08-18T14:32:01.998Z",
+                "durationMs": 1247,
+                "success": True,
+                "errorCode": None,
+                "errorClass": None,
+            },
+            "agent": {"principal": "user:alice@example.com", "model": "claude-sonnet-4-20250514"},
+            "chain": {"previousHash": "genesis"},
+        },
+    ),
+    _statement(
+        "68964a4bb4cf84608fb1a63d1164c49485507f0545cf4fc8c7299361019b4898",
+        {
+            "action": {"type": "checkpoint", "timestamp": "2026-08-18T14:33:42.101Z"},
+            "checkpoint": {
+                "sequence": 1,
+                "recordCount": 1,
+                "previousHash": "cd26e6c4930f34da6dbbb53988f4920b13eedc7e3354ac51a82efeac9574e664",
+            },
+        },
+    ),
+    _statement(
+        "2cb2c22007b553470cd0775088dac6be6f3be1594a1caa9437e493916dea07a9",
+        {
+            "action": {"type": "chain_break", "timestamp": "2026-08-18T15:01:00.000Z"},
+            "chainBreak": {
+                "reason": "crash_recovery",
+                "priorHead": "68964a4bb4cf84608fb1a63d1164c49485507f0545cf4fc8c7299361019b4898",
+                "priorSequence": 1,
+                "priorRecordCount": 1,
+            },
+        },
+    ),
+]
+
+
+def _jsonl(values: list[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(v).encode() + b"\n" for v in values)
+
+
+def test_the_specs_statements_walk_over_their_claimed_hashes() -> None:
+    found = check_log(PATH, _jsonl(SPEC_STATEMENTS))
+    assert sorted(f.code for f in found if f.severity is not Severity.NOTE) == []
+    assert "chain.hashes-claimed" in {f.code for f in found}
+    # a checkpoint that no longer follows the record it names breaks the walk
+    broken = json.loads(json.dumps(SPEC_STATEMENTS))
+    broken[1]["predicate"]["checkpoint"]["previousHash"] = "0" * 64
+    found = check_log(PATH, _jsonl(broken))
+    assert [(f.code, f.line) for f in found if f.severity is Severity.ERROR] == [
+        ("chain.unlinked", 2),
+        ("chain.break-prior", 3),  # (its prior head is that record, now outside the chain)
+    ]
+    # with a key, a bare Statement is unsigned
+    assert codes(_jsonl(SPEC_STATEMENTS), HMAC) == ["chain.unsigned"] * 3
+
+
+def test_statements_in_dsse_envelopes_are_checked_against_an_ed25519_key() -> None:
+    import base64
+
+    from verifier.authenticity.dsse import PAYLOAD_TYPE, pae
+
+    private = Ed25519PrivateKey.generate()
+    key = WitnessSettings((WitnessKey("ed25519", private.public_key().public_bytes_raw(), "k"),))
+
+    def envelope(statement: dict[str, Any], body: bytes | None = None) -> dict[str, Any]:
+        payload = json.dumps(statement).encode()
+        sig = private.sign(pae(PAYLOAD_TYPE, payload))
+        return {
+            "payloadType": PAYLOAD_TYPE,
+            "payload": base64.b64encode(body or payload).decode(),
+            "signatures": [{"keyid": "", "sig": base64.b64encode(sig).decode()}],
+        }
+
+    envelopes = [envelope(s) for s in SPEC_STATEMENTS]
+    assert codes(_jsonl(envelopes), key) == []
+    changed = json.loads(json.dumps(SPEC_STATEMENTS[0]))
+    changed["predicate"]["action"]["success"] = False
+    envelopes[0] = envelope(SPEC_STATEMENTS[0], json.dumps(changed).encode())
+    assert codes(_jsonl(envelopes), key) == ["chain.bad-signature"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {
+            "_type": "https://in-toto.io/Statement/v1",
+            "predicateType": "https://slsa.dev/provenance/v1",
+        },
+        {"payloadType": "text/plain", "payload": "", "signatures": []},
+        {"payloadType": "application/vnd.in-toto+json", "payload": "!!", "signatures": []},
+        {**SPEC_STATEMENTS[0], "subject": []},
+    ],
+)
+def test_lines_that_are_no_statement_of_the_predicate_are_refused(line: dict[str, Any]) -> None:
+    found = [f for f in check_log(PATH, _jsonl([line])) if f.code == "chain.malformed"]
+    assert [f.line for f in found] == [1]

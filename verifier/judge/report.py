@@ -135,6 +135,7 @@ def judge_records(
     validity = check_validity(records.bundle, results, store)
     if "validity" in stages:
         validity.stage.findings.extend(unmatched_containers(records, listed))
+        validity.stage.findings.extend(unmatched_checkpoints(records, listed))
     spec_present = options.assertions in results or any(
         f.path == prefix + options.assertions for f in integrity.files
     )
@@ -247,6 +248,39 @@ def unmatched_containers(records: Any, listed: AbstractSet[str]) -> list[Finding
                     pointer,
                 )
             )
+    return out
+
+
+def unmatched_checkpoints(records: Any, listed: AbstractSet[str]) -> list[Finding]:
+    """A ``--checkpoint`` that no witness log of the spec is checked against (it names a
+    file that is not one, or the spec names no log) checked nothing: a finding."""
+    from verifier.json.pointer import Glob
+    from verifier.witness import LOG_SHAPE
+
+    kept = records.witness.checkpoints
+    if not kept:
+        return []
+    globs = [Glob(c[0]) for c in records.containers if c[1] == LOG_SHAPE]
+    logs = {p for p in listed if p != records.spec_path and any(g.match(p) for g in globs)}
+    out = []
+    for checkpoint in kept:
+        if (checkpoint.file is None and logs) or checkpoint.file in logs:
+            continue
+        what = (
+            f"names {checkpoint.file!r}, which is not a witness log the spec's 'witnesses' "
+            "match among the manifest's files"
+            if checkpoint.file is not None
+            else "applies to every witness log, and the spec's 'witnesses' match none"
+        )
+        out.append(
+            Finding(
+                "chain.checkpoint-unmatched",
+                records.spec_path,
+                f"The --checkpoint {checkpoint.source} {what}, so it was checked against "
+                "nothing; name the log with 'file' (a path inside the content root).",
+                "/witnesses" if globs else None,
+            )
+        )
     return out
 
 

@@ -165,6 +165,8 @@ class _Walk:
                     f"its previousHash {shown(top.link)} is the chain hash of no record of the "
                     "log: the records between were dropped, or one was changed"
                 )
+            elif top.link is None:
+                why = "it names no record it continues from (no previousHash)"
             else:
                 why = "no walk from the chain's start reaches it"
             self.find(
@@ -224,11 +226,15 @@ class _Walk:
         prior = self.by_hash.get(head)
         place = self.at.get(prior.line) if prior is not None else None
         if prior is None or place is None:
+            where = (
+                "no record of the log: the records before the break are missing from it"
+                if prior is None
+                else f"line {prior.line}, which is not part of the chain (see its finding)"
+            )
             self.find(
                 "chain.break-prior",
                 entry,
-                f"The chain break's priorHead {shown(head)} is the chain hash of no record of "
-                "the chain: the records before the break are missing from the log.",
+                f"The chain break's priorHead {shown(head)} is the chain hash of {where}.",
                 "/priorHead",
             )
             return
@@ -272,6 +278,9 @@ def _signatures(path: str, entries: list[Entry], settings: WitnessSettings) -> l
     for entry in entries:
         if entry.kind not in (TOOL_CALL, CHECKPOINT, CHAIN_BREAK) or not entry.record:
             continue
+        if entry.form != "line":
+            out.extend(_envelope(path, entry, settings))
+            continue
         attestation = entry.record.get("attestation")
         if not isinstance(attestation, str) or not attestation:
             out.append(
@@ -312,6 +321,51 @@ def _signatures(path: str, entries: list[Entry], settings: WitnessSettings) -> l
                 )
             )
     return out
+
+
+def _envelope(path: str, entry: Entry, settings: WitnessSettings) -> list[Finding]:
+    """A Statement's signature: its envelope's, by an Ed25519 witness key over DSSE's
+    pre-authentication encoding (a bare Statement has none)."""
+    if entry.envelope is None:
+        return [
+            Finding(
+                "chain.unsigned",
+                path,
+                "The record is a bare in-toto Statement: nothing signs it, so nothing says "
+                "the gateway wrote it (a DSSE envelope would).",
+                line=entry.line,
+            )
+        ]
+    message, signatures = entry.envelope
+    keys = [k for k in settings.keys if k.algorithm == "ed25519"]
+    if any(verifies(k, message, s.hex()) for k in keys for s in signatures):
+        return []
+    return [
+        Finding(
+            "chain.bad-signature",
+            path,
+            "No signature of the record's DSSE envelope is an Ed25519 witness key's "
+            f"({len(signatures)} signature(s), {len(keys)} Ed25519 key(s) given): the "
+            "Statement was changed after it was signed, or another key signed it.",
+            line=entry.line,
+        )
+    ]
+
+
+def _claimed(path: str, entries: list[Entry]) -> list[Finding]:
+    wrapped = [e for e in entries if e.form != "line"]
+    if not wrapped:
+        return []
+    return [
+        Finding(
+            "chain.hashes-claimed",
+            path,
+            f"{len(wrapped)} record(s) (lines {_lines(wrapped)}) are in-toto Statements: each "
+            "one's chain hash is its subject digest as stated, not computed from the gateway's "
+            "line, so the links between them are checked and the hashes themselves are not.",
+            line=wrapped[0].line,
+        )
+    ]
 
 
 def _external(path: str, walk: _Walk, settings: WitnessSettings) -> list[Finding]:
@@ -397,6 +451,7 @@ def check_log(path: str, data: bytes, settings: WitnessSettings = NO_SETTINGS) -
     findings += _signatures(path, entries, settings)
     findings += _external(path, walk, settings)
     findings += _unattested(path, entries)
+    findings += _claimed(path, entries)
     return sorted(findings, key=lambda f: (f.line or 0, f.code, f.pointer or "", f.message))
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from verifier.findings import Finding
 from verifier.json.parse import loads_strict
 from verifier.witness.signing import SAFE
+from verifier.witness.statements import NotAStatement, is_wrapped, record_of, unwrap
 
 TOOL_CALL, CHECKPOINT, CHAIN_BREAK = "tool_call", "checkpoint", "chain_break"
 KINDS = (TOOL_CALL, CHECKPOINT, CHAIN_BREAK)
@@ -49,6 +50,24 @@ _REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
     ),
     CHAIN_BREAK: (("id", str), ("timestamp", str), ("reason", str)),
 }
+#: the same for a Statement's predicate (it has no record id; a tool call's chain is optional
+#: there, and a tool call without one is not part of any chain)
+_REQUIRED_IN_STATEMENT: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
+    TOOL_CALL: (
+        ("timestamp", str),
+        ("method", str),
+        ("toolName", str),
+        ("durationMs", int),
+        ("success", bool),
+    ),
+    CHECKPOINT: (
+        ("timestamp", str),
+        ("sequence", int),
+        ("recordCount", int),
+        ("previousHash", str),
+    ),
+    CHAIN_BREAK: (("timestamp", str), ("reason", str)),
+}
 #: fields that are integers (or null) when present
 _INTEGERS = (
     "durationMs",
@@ -71,10 +90,14 @@ class Entry:
     kind: str  # one of KINDS, or the unknown type as written ("" if not a string)
     record: dict[str, Any]
     refused: bool = False  # a finding refused it: nothing in it counts as witnessed
+    #: ``line`` (the gateway's record), ``statement`` (an in-toto Statement: its chain hash
+    #: claimed by its subject), ``dsse`` (a Statement in an envelope)
+    form: str = "line"
+    #: an envelope's pre-authentication encoding and its signatures
+    envelope: tuple[bytes, list[bytes]] | None = field(default=None, repr=False)
     #: the chain hash it continues from: ``previousHash`` (a tool call, a checkpoint), or
     #: ``None`` (a chain break, which points back with ``priorHead`` instead)
     link: str | None = None
-    signed: bytes | None = field(default=None, repr=False)  # set by the signature check
 
     @property
     def prior_head(self) -> str | None:
@@ -99,10 +122,11 @@ def _depth_of(value: Any) -> int:
     return deepest
 
 
-def _problems(record: dict[str, Any], kind: str) -> list[tuple[str, str, str]]:
+def _problems(record: dict[str, Any], kind: str, form: str) -> list[tuple[str, str, str]]:
     """``(code, pointer, message)`` for what refuses a record of a known ``kind``."""
     out: list[tuple[str, str, str]] = []
-    for name, wanted in _REQUIRED[kind]:
+    required = _REQUIRED if form == "line" else _REQUIRED_IN_STATEMENT
+    for name, wanted in required[kind]:
         value = record.get(name)
         good = type(value) is bool if wanted is bool else isinstance(value, wanted)
         if wanted is int and type(value) is bool:
@@ -179,9 +203,26 @@ def read_log(path: str, data: bytes) -> tuple[list[Entry], list[Finding]]:
             )
             entries.append(Entry(number, digest, "", {}, refused=True))
             continue
+        form, envelope = "line", None
+        if is_wrapped(value):
+            try:
+                statement, envelope = unwrap(value)
+                claimed, _, value = record_of(statement)
+            except NotAStatement as exc:
+                findings.append(
+                    Finding(
+                        "chain.malformed",
+                        path,
+                        f"Line {number} is not a record of an AI Agent Action log ({exc}).",
+                        line=number,
+                    )
+                )
+                entries.append(Entry(number, digest, "", {}, refused=True))
+                continue
+            form, digest = ("dsse" if envelope is not None else "statement"), claimed
         kind_value = value.get("type", TOOL_CALL)
         kind = kind_value if isinstance(kind_value, str) else ""
-        entry = Entry(number, digest, kind, value)
+        entry = Entry(number, digest, kind, value, form=form, envelope=envelope)
         link = value.get("previousHash")
         entry.link = link if isinstance(link, str) and kind != CHAIN_BREAK else None
         if kind not in KINDS:
@@ -198,7 +239,7 @@ def read_log(path: str, data: bytes) -> tuple[list[Entry], list[Finding]]:
                 )
             )
         else:
-            for code, pointer, message in _problems(value, kind):
+            for code, pointer, message in _problems(value, kind, form):
                 entry.refused = True
                 findings.append(Finding(code, path, message, pointer=pointer, line=number))
         entries.append(entry)
