@@ -38,6 +38,12 @@ RECORDS: dict[str, Any] = {
             {"role": "toolResult", "toolCallId": "c1", "content": INTERRUPTED_MARKER},
         ]
     },
+    "w.jsonl": {  # a witness log, as verifier.witness.read_chain gives it
+        "calls": [{"line": 1, "toolName": "pay", "namespace": None, "success": True}],
+        "intact": True,
+        "signed": True,
+    },
+    "broken.jsonl": {"calls": [], "intact": False, "signed": False},
     "acc.json": {"result": "failed", "at": "2026-10-22T19:35:00Z"},
     "rb.json": {
         "refersTo": "acc.json",
@@ -110,6 +116,14 @@ PASSING: list[dict[str, Any]] = [
     ACCEPTANCE,
 ]
 
+WITNESSED: dict[str, Any] = {
+    "kind": "witnessed-calls",
+    "transcript": "t.json",
+    "witness": "w.jsonl",
+    "ranDespiteMarker": ["c1"],
+}
+PASSING.append(WITNESSED)
+
 
 @pytest.mark.parametrize("spec", PASSING, ids=lambda s: s["kind"])
 def test_passes(spec: dict[str, Any]) -> None:
@@ -131,6 +145,7 @@ FAILING = [
     INTERRUPTED | {"marker": "something else"},
     INTERRUPTED | {"toolExecutions": {"select": sel("a.json", "/n"), "value": 2}},
     ACCEPTANCE | {"expectAcceptance": "passed"},
+    {k: v for k, v in WITNESSED.items() if k != "ranDespiteMarker"},  # the marker, yet it ran
 ]
 
 
@@ -152,6 +167,9 @@ ERRORS = [
     INTERRUPTED | {"transcript": "a.json"},
     INTERRUPTED | {"callId": "c9"},
     ACCEPTANCE | {"readback": ACCEPTANCE["readback"] | {"preregistered": "/nothing"}},
+    WITNESSED | {"witness": "broken.jsonl"},  # a chain with errors is not taken in order
+    WITNESSED | {"witness": "a.json"},  # not a witness log
+    WITNESSED | {"ranDespiteMarker": ["c9"]},  # not a call of the transcript
 ]
 
 
@@ -198,6 +216,7 @@ def test_every_kind_is_registered_under_its_name() -> None:
         "order",
         "interrupted-tool-result",
         "acceptance-separation",
+        "witnessed-calls",
     }
     assert all(name == kind.name for name, kind in KINDS.items())
     # every member has an example the parametrized tests above evaluate

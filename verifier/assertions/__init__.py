@@ -25,6 +25,7 @@ KINDS: Registry[AssertionKind] = Registry(
     Plugin("order", "verifier.assertions.order:ORDER"),
     Plugin("interrupted-tool-result", "verifier.assertions.interrupted:INTERRUPTED_TOOL_RESULT"),
     Plugin("acceptance-separation", "verifier.assertions.acceptance:ACCEPTANCE_SEPARATION"),
+    Plugin("witnessed-calls", "verifier.assertions.witnessed:WITNESSED_CALLS"),
 )
 
 

@@ -127,7 +127,7 @@ def inspect(
         return FileFacts(task.name, digest, None, None, data, checks)
     record = None
     if task.record is not None and task.container is not None:
-        record = process_container(context.bundle, task.record, data, *task.container)
+        record = process_container(context.bundle, task.record, data, *task.container, task.wants)
     elif task.record is not None:
         record = process_record(context.bundle, task.record, data, task.wants, shared=shared)[0]
     return FileFacts(task.name, digest, None, record, None, checks)

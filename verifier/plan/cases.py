@@ -39,7 +39,9 @@ _FORM = frozenset({"rules", "cases", "everyCaseJudged"})
 #: "findings": [[code, pointer, message], ...]}`` (a name no author's spec may hold: the
 #: spec's schema allows no other ``$`` member than ``$schema``)
 META = "$expansion"
-FILE_KEYS = frozenset({"file", "files", "transcript"})  # the file-name fields of the kinds
+FILE_KEYS = frozenset(
+    {"file", "files", "transcript", "witness"}
+)  # the file-name fields of the kinds
 VALUE_KEYS = frozenset({"value", "values"})  # literal values: never substituted
 #: more instances than this are not made (a finding says so): the default bound on an
 #: archive's entries, as the sources' limits

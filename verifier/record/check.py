@@ -19,7 +19,7 @@ from verifier.transcripts.archive import (
 )
 from verifier.values.extract import extract
 from verifier.values.needs import Extracted, Flat, Wants, flat
-from verifier.witness import LOG_SHAPE, check_log
+from verifier.witness import LOG_SHAPE, read_chain
 
 
 class RecordResult(NamedTuple):
@@ -172,17 +172,19 @@ def process_in_windows(
 
 
 def process_container(
-    prep: Prepared, path: str, data: bytes, shape: str | None, leaf: bool
+    prep: Prepared, path: str, data: bytes, shape: str | None, leaf: bool, wants: Wants = ()
 ) -> RecordResult:
     """A file the spec declares a transcript container (every transcript in it checked, from
-    its hashed bytes, whatever its format) or a witness log (its chain checked); it is not a
-    JSON record, so it has no schema."""
+    its hashed bytes, whatever its format) or a witness log (its chain checked, and what it
+    witnessed read as the record assertions see: ``{"calls": [...], "intact": ...}``, see
+    :func:`verifier.witness.read_chain`); it is not a JSON record, so it has no schema."""
+    if shape == LOG_SHAPE:
+        found, witnessed = read_chain(path, data, prep.witness)
+        extracted = extract(witnessed, wants) if wants else None
+        return RecordResult(_NONE, tuple(found) if prep.validate else _NONE, True, 0, extracted)
     if not prep.validate:
         return RecordResult(_NONE, _NONE, False, 0, None)
-    if shape == LOG_SHAPE:
-        found = check_log(path, data, prep.witness)
-    else:
-        found = check_container_file(path, data, shape, leaf)
+    found = check_container_file(path, data, shape, leaf)
     return RecordResult(_NONE, tuple(found), False, 0, None)
 
 

@@ -81,7 +81,15 @@ class Gemini(Shape):
                     cid = call.get("id")
                     has_id = isinstance(cid, str) and bool(cid)
                     parts.append(
-                        Call(i, k, str(cid) if has_id else f"#{i}.{n}", name, has_id, pointer)
+                        Call(
+                            i,
+                            k,
+                            str(cid) if has_id else f"#{i}.{n}",
+                            name,
+                            has_id,
+                            pointer,
+                            arguments=call.get("args"),
+                        )
                     )
                     n += 1
             else:

@@ -117,8 +117,16 @@ def block_calls(blocks: list[Any], index: int, block_type: str) -> list[Call]:
             pointer = f"/content/{k}"
             call_id = string_at(block, "id", index, f"a {block_type}", pointer)
             name = block.get("name")
+            arguments = block.get("input", block.get("arguments"))  # (Anthropic, Pi)
             calls.append(
-                Call(index, k, call_id, name if isinstance(name, str) else "?", pointer=pointer)
+                Call(
+                    index,
+                    k,
+                    call_id,
+                    name if isinstance(name, str) else "?",
+                    pointer=pointer,
+                    arguments=arguments,
+                )
             )
     return calls
 

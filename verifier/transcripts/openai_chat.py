@@ -73,7 +73,13 @@ class OpenAIChat(Shape):
                 if not isinstance(tc, dict):
                     continue
                 call_id = string_at(tc, "id", i, "a tool call", pointer)
-                calls.append(Call(i, k, call_id, _call_name(tc), pointer=pointer))
+                given = tc.get("function") or tc.get("custom")
+                arguments = (
+                    given.get("arguments", given.get("input")) if isinstance(given, dict) else None
+                )
+                calls.append(
+                    Call(i, k, call_id, _call_name(tc), pointer=pointer, arguments=arguments)
+                )
         legacy = msg.get("function_call")
         if isinstance(legacy, dict):
             name = legacy.get("name")
@@ -85,6 +91,7 @@ class OpenAIChat(Shape):
                     name if isinstance(name, str) else "?",
                     has_id=False,
                     pointer="/function_call",
+                    arguments=legacy.get("arguments"),
                 )
             )
         return calls

@@ -148,7 +148,9 @@ class OpenAIResponses(Shape):
                     name = item.get("name")
                     if kind in ("local_shell_call", "computer_call"):
                         name = kind.removesuffix("_call")
-                    parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
+                    given = item.get("arguments", item.get("input"))
+                    label = name if isinstance(name, str) else "?"
+                    parts.append(Call(i, 0, call_id, label, arguments=given))
                 elif kind == INLINE:
                     call_id = string_at(item, "id", i, "an mcp_call item")
                     answer = next(
@@ -161,7 +163,8 @@ class OpenAIResponses(Shape):
                     else:
                         mcp_made.setdefault(call_id, []).append(item)
                         name = item.get("name")
-                        parts.append(Call(i, 0, call_id, name if isinstance(name, str) else "?"))
+                        label = name if isinstance(name, str) else "?"
+                        parts.append(Call(i, 0, call_id, label, arguments=item.get("arguments")))
                     if answer is not None:  # its result, after the call
                         if parts:  # in the same item: the call's entry first
                             out.append(Entry(i, kind, tuple(parts)))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 INTERRUPTED_MARKER = "not run: the turn was interrupted"
 
@@ -78,6 +79,9 @@ class Call:
     has_id: bool = True
     pointer: str = ""  # the part, relative to the message
     ended: str = ""  # the harness ended it itself (Pi stopReason aborted): it needs no result
+    #: the call's arguments as the history holds them (an object, or the JSON text some
+    #: shapes write), ``None`` where the shape or the history does not hold them
+    arguments: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

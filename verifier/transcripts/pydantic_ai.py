@@ -61,7 +61,9 @@ class PydanticAI(Shape):
                         pointer = f"/parts/{k}"
                         cid = string_at(part, "tool_call_id", i, "a tool-call", pointer)
                         name = string_at(part, "tool_name", i, "a tool-call", pointer)
-                        parts.append(Call(i, k, cid, name, pointer=pointer))
+                        parts.append(
+                            Call(i, k, cid, name, pointer=pointer, arguments=part.get("args"))
+                        )
             else:
                 for k, part in enumerate(raw):
                     result = self._result(part, i, k)

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from verifier.findings import Finding
+from verifier.findings import Finding, Severity
 from verifier.values.witness import WitnessSettings
 from verifier.witness.log import (
     CHAIN_BREAK,
@@ -433,18 +434,60 @@ def _unattested(path: str, entries: list[Entry]) -> list[Finding]:
     return out
 
 
-def check_log(path: str, data: bytes, settings: WitnessSettings = NO_SETTINGS) -> list[Finding]:
-    """Every finding about the AI Agent Action log ``data`` at ``path``."""
+def _digest(record: dict[str, Any], side: str) -> str | None:
+    """A tool call's content digest of its request or response, as a gateway record
+    (``contentDigestRequest``) or a Statement (``contentDigest.request.sha256``) holds it."""
+    flat = record.get("contentDigest" + side.capitalize())
+    if isinstance(flat, str):
+        return flat
+    nested = record.get("contentDigest")
+    part = nested.get(side) if isinstance(nested, dict) else None
+    value = part.get("sha256") if isinstance(part, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _witnessed(walk: _Walk, findings: list[Finding]) -> dict[str, Any]:
+    """What the log witnessed, for assertions (``witnessed-calls``): its tool calls along the
+    chain, in order (a fork's other branch and refused records left out), and whether the
+    chain is intact (no error found in it)."""
+    calls = []
+    for segment in walk.segments:
+        for entry in segment.path:
+            if entry.kind != TOOL_CALL or entry.refused:
+                continue
+            record = entry.record
+            claims = record.get("aiInvocation")
+            session = claims.get("sessionId") if isinstance(claims, dict) else None
+            calls.append(
+                {
+                    "line": entry.line,
+                    "toolName": record.get("toolName"),
+                    "namespace": record.get("namespace"),
+                    "success": record.get("success"),
+                    "request": _digest(record, "request"),
+                    "response": _digest(record, "response"),
+                    "sessionId": session if isinstance(session, str) else None,
+                }
+            )
+    intact = not any(f.severity is Severity.ERROR for f in findings)
+    signed = intact and not any(f.code == "chain.signatures-unchecked" for f in findings)
+    return {"calls": calls, "intact": intact, "signed": signed, "records": len(walk.entries)}
+
+
+def read_chain(
+    path: str, data: bytes, settings: WitnessSettings = NO_SETTINGS
+) -> tuple[list[Finding], dict[str, Any]]:
+    """Every finding about the AI Agent Action log ``data`` at ``path``, and what it
+    witnessed (:func:`_witnessed`: the log as a record the assertions can read)."""
     entries, findings = read_log(path, data)
     if not entries:
-        return [
-            Finding(
-                "chain.empty",
-                path,
-                "The log holds no record, so no action was witnessed; a witness log that "
-                "checked nothing is never a pass.",
-            )
-        ]
+        empty = Finding(
+            "chain.empty",
+            path,
+            "The log holds no record, so no action was witnessed; a witness log that checked "
+            "nothing is never a pass.",
+        )
+        return [empty], {"calls": [], "intact": False, "signed": False, "records": 0}
     walk = _Walk(path, entries)
     walk.run()
     findings += walk.findings
@@ -452,7 +495,13 @@ def check_log(path: str, data: bytes, settings: WitnessSettings = NO_SETTINGS) -
     findings += _external(path, walk, settings)
     findings += _unattested(path, entries)
     findings += _claimed(path, entries)
-    return sorted(findings, key=lambda f: (f.line or 0, f.code, f.pointer or "", f.message))
+    findings.sort(key=lambda f: (f.line or 0, f.code, f.pointer or "", f.message))
+    return findings, _witnessed(walk, findings)
 
 
-__all__ = ["check_log"]
+def check_log(path: str, data: bytes, settings: WitnessSettings = NO_SETTINGS) -> list[Finding]:
+    """Every finding about the AI Agent Action log ``data`` at ``path``."""
+    return read_chain(path, data, settings)[0]
+
+
+__all__ = ["check_log", "read_chain"]

@@ -1,0 +1,222 @@
+"""``witnessed-calls``: the agent's own transcript against an independent witness's log of the
+same session (a witness log the spec names in ``witnesses``, read as
+:func:`verifier.witness.read_chain` gives it).
+
+Every tool call of the transcript, in order, must have the witnessed call at the same place in
+the chain with the same tool (the gateway's ``toolName``, or ``namespace/name``), whose request
+digest (where the witness holds one) is the RFC 8785 digest of the call's arguments (as the
+bare arguments, as MCP's ``params`` ``{"name", "arguments"}``, or wrapped as in the
+predicate's worked example ``{"method": "tools/call", "params": ...}``), and whose success
+agrees with the transcript's result (an error result with a failure, any other result with a
+success); and every witnessed call must be in the transcript.
+
+A call whose result is the interruption marker says the tool was not run. A witnessed record
+of it says the tool did run: the disagreement the seeds are about. It fails this assertion,
+unless the spec states it (``ranDespiteMarker``: the call ids the archive knows ran although
+their result is the marker); then the witness must show each of them ran, and the detail says
+how it ended. A log whose chain has an error (see its validity findings) cannot be taken in
+order: the assertion is not evaluated on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+import rfc8785
+
+from verifier.assertions.interface import (
+    AssertionKind,
+    Context,
+    Cover,
+    EvalError,
+    Need,
+    Outcome,
+    SpecError,
+    param,
+    plain,
+    quote,
+)
+from verifier.json.parse import loads_strict
+from verifier.transcripts import ShapeError, UndetectableShape
+from verifier.transcripts.archive import shape_of
+from verifier.transcripts.pairing import INTERRUPTED_MARKER, Call, pair
+
+MAX_SHOWN = 5  # problems named in the outcome; the rest counted
+
+
+def _digests(call: Call, names: Iterable[str]) -> set[str] | str:
+    """The RFC 8785 SHA-256 digests the call's arguments may have been witnessed under, or
+    why there are none."""
+    arguments = call.arguments
+    if arguments is None:
+        return "the transcript does not hold its arguments"
+    if isinstance(arguments, str):  # (OpenAI writes them as JSON text)
+        parsed, problems = loads_strict(arguments.encode("utf-8", "surrogatepass"))
+        if problems:
+            return "its arguments are JSON text that does not parse"
+        arguments = parsed
+    forms: list[Any] = [arguments]
+    for name in dict.fromkeys(names):
+        params = {"name": name, "arguments": arguments}
+        forms += [params, {"method": "tools/call", "params": params}]
+    try:
+        return {hashlib.sha256(rfc8785.dumps(form)).hexdigest() for form in forms}
+    except (rfc8785.CanonicalizationError, UnicodeError, ValueError, TypeError):
+        return "its arguments have no RFC 8785 form (a number beyond 2^53, a lone surrogate)"
+
+
+def _same_tool(call: Call, seen: dict[str, Any]) -> bool:
+    tool, namespace = seen.get("toolName"), seen.get("namespace")
+    return tool == call.name or (isinstance(namespace, str) and tool == f"{namespace}/{call.name}")
+
+
+class WitnessedCalls(AssertionKind):
+    name = "witnessed-calls"
+
+    def needs(self, spec: dict[str, Any]) -> Iterable[Need]:
+        for key in ("transcript", "witness"):
+            if isinstance(spec.get(key), str):
+                yield Need(spec[key], "")  # read whole: paired here
+        yield from super().needs(spec)
+
+    def covers(self, spec: dict[str, Any]) -> Iterable[Cover]:
+        # (the witnessed calls' tool, success and request digest are compared with the
+        # transcript's; the transcript is paired, not compared leaf by leaf)
+        witness = spec.get("witness")
+        if isinstance(witness, str):
+            yield Cover(witness, "/calls")
+
+    def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
+        path, log = param(spec, "transcript"), param(spec, "witness")
+        marker = spec.get("marker", INTERRUPTED_MARKER)
+        ran = spec.get("ranDespiteMarker", [])
+        if not isinstance(marker, str) or not marker:
+            raise SpecError("'marker' must be a non-empty string", "/marker")
+        if not isinstance(ran, list) or not all(isinstance(r, str) for r in ran):
+            raise SpecError("'ranDespiteMarker' must be a list of call ids", "/ranDespiteMarker")
+        witnessed = ctx.document(log)
+        if not isinstance(witnessed, dict) or not isinstance(witnessed.get("calls"), list):
+            raise EvalError(f"{plain(log)} is not a witness log the spec's 'witnesses' name")
+        if witnessed.get("intact") is not True:
+            raise EvalError(
+                f"the chain of {plain(log)} has errors (see its validity findings), so its "
+                "calls cannot be taken as the witness's, in order"
+            )
+        document = ctx.document(path)
+        messages = document.get("messages") if isinstance(document, dict) else None
+        if not isinstance(messages, list):
+            raise EvalError(f"{plain(path)} is not a transcript: no 'messages' array")
+        try:
+            entries = shape_of(messages).entries(messages)
+        except (ShapeError, UndetectableShape) as exc:
+            raise EvalError(f"{plain(path)} is not a transcript: {exc}") from exc
+        pairing = pair(entries)
+        calls = [p for e in entries for p in e.parts if isinstance(p, Call)]
+        ended = {c for c, _ in pairing.ended}
+        seen: list[dict[str, Any]] = [c for c in witnessed["calls"] if isinstance(c, dict)]
+        unknown = sorted(set(ran) - {c.id for c in calls})
+        if unknown:
+            raise SpecError(
+                f"'ranDespiteMarker' names {', '.join(map(quote, unknown))}, not a call of "
+                f"{plain(path)}",
+                "/ranDespiteMarker",
+            )
+        problems: list[str] = []
+        notes: list[str] = []
+        compared = 0
+        for call, record in zip(calls, seen, strict=False):
+            where = (
+                f"call {quote(call.id)} ({call.name}) and the witness's line {record.get('line')}"
+            )
+            if not _same_tool(call, record):
+                problems.append(
+                    f"{where} name different tools ({quote(str(record.get('toolName')))})"
+                )
+                continue
+            result = pairing.answers.get(call)
+            interrupted = call in ended or (
+                result is not None and (result.interrupted or result.content == marker)
+            )
+            success = record.get("success") is True
+            how = "succeeded" if success else "failed"
+            if interrupted:
+                if call.id in ran:
+                    notes.append(
+                        f"call {quote(call.id)} ended in the marker, and the witness saw the "
+                        f"tool run and {how}"
+                    )
+                else:
+                    problems.append(
+                        f"{where}: the transcript's result is the interruption marker, but the "
+                        f"witness saw the tool run and {how}: the tool did run (say so in "
+                        "ranDespiteMarker if the archive knows it)"
+                    )
+                    continue
+            elif call.id in ran:
+                problems.append(
+                    f"call {quote(call.id)} is in ranDespiteMarker, but its result is not the "
+                    "marker"
+                )
+                continue
+            elif result is None:
+                problems.append(
+                    f"{where}: the transcript holds no result, the witness saw it {how}"
+                )
+                continue
+            elif result.is_error == success:
+                said = "an error" if result.is_error else "a success"
+                problems.append(
+                    f"{where}: the transcript's result is {said}, the witness saw it {how}"
+                )
+                continue
+            digest = record.get("request")
+            if isinstance(digest, str):
+                names = [call.name, str(record.get("toolName"))]
+                given = _digests(call, names)
+                if isinstance(given, str):
+                    problems.append(f"{where}: the witness holds a request digest, but {given}")
+                elif digest not in given:
+                    problems.append(
+                        f"{where}: the witness's request digest is not that of the call's arguments"
+                    )
+                else:
+                    compared += 1
+        for call in calls[len(seen) :]:
+            problems.append(f"call {quote(call.id)} ({call.name}) has no witnessed record")
+        for record in seen[len(calls) :]:
+            problems.append(
+                f"the witness saw a call of {quote(str(record.get('toolName')))} (line "
+                f"{record.get('line')}) that the transcript does not hold"
+            )
+        for call_id in ran:
+            if call_id in {c.id for c in calls[len(seen) :]}:
+                problems.append(
+                    f"call {quote(call_id)} is in ranDespiteMarker, but the witness has no "
+                    "record of it"
+                )
+        if problems:
+            shown = problems[:MAX_SHOWN]
+            more = len(problems) - len(shown)
+            return Outcome.failed("; ".join(shown) + (f"; and {more} more" if more else ""))
+        if not calls:
+            return Outcome.vacuous(
+                f"{plain(path)} holds no tool call and the witness saw none: nothing was compared"
+            )
+        signed = (
+            "its signatures checked"
+            if witnessed.get("signed")
+            else "its signatures not checked (no --witness-key)"
+        )
+        details = [
+            f"{len(calls)} calls, each witnessed in order with the same tool and outcome",
+            f"{compared} request digests equal",
+            f"the witness log {signed}",
+            *notes,
+        ]
+        return Outcome.passed("; ".join(details))
+
+
+#: the registry member (verifier.assertions.KINDS)
+WITNESSED_CALLS = WitnessedCalls()
