@@ -122,7 +122,12 @@ class Gateway:
         if not success:
             record["errorCode"] = -32000
         record.update(more)
-        record["parties"] = [{"party": "gateway", "role": "witness", "scope": WITNESS_SCOPE}]
+        witnessed = [*WITNESS_SCOPE, *(k for k in more if k.startswith("contentDigest"))]
+        record["parties"] = [{"party": "gateway", "role": "witness", "scope": witnessed}]
+        if "aiInvocation" in more:  # (the client's own claims: asserted, not witnessed)
+            record["parties"].append(
+                {"party": "client", "role": "asserter", "scope": ["aiInvocation"]}
+            )
         record["previousHash"] = self.head
         self.count += 1
         return self._write(record)

@@ -74,8 +74,8 @@ def test_agreeing_calls_pass_with_their_request_digests_compared() -> None:
     )
     status, message = judge(transcript, witnessed(gateway))
     assert status == "passed", message
-    assert "2 calls" in message and "2 request digests equal" in message
-    assert "signatures not checked" in message
+    assert "2 call(s) witnessed in order with the same tool, 2 of them" in message
+    assert "2 request digest(s) equal" in message and "signatures not checked" in message
 
 
 def test_the_interruption_marker_against_a_witnessed_success_says_the_tool_ran() -> None:

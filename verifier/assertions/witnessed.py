@@ -204,15 +204,13 @@ class WitnessedCalls(AssertionKind):
             return Outcome.vacuous(
                 f"{plain(path)} holds no tool call and the witness saw none: nothing was compared"
             )
-        signed = (
-            "its signatures checked"
-            if witnessed.get("signed")
-            else "its signatures not checked (no --witness-key)"
-        )
+        signed = "checked" if witnessed.get("signed") else "not checked (no --witness-key)"
+        agreeing = len(calls) - len(notes)
         details = [
-            f"{len(calls)} calls, each witnessed in order with the same tool and outcome",
-            f"{compared} request digests equal",
-            f"the witness log {signed}",
+            f"{len(calls)} call(s) witnessed in order with the same tool, {agreeing} of them "
+            f"with the same outcome and {len(notes)} stated as run despite the marker",
+            f"{compared} request digest(s) equal",
+            f"the witness's signatures {signed}",
             *notes,
         ]
         return Outcome.passed("; ".join(details))

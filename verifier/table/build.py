@@ -36,7 +36,7 @@ class Cell:
     path: str
     pointer: str
     sha256: str | None
-    how: str  # "value" | "count" | "distinct count"
+    how: str  # "value" | "count" | "distinct count" | "assertion" (the assertion's verdict)
     problems: tuple[str, ...] = ()
     assertions: tuple[tuple[str, str], ...] = ()  # (id, status) of the establishing assertions
     #: what would have made it unverified but was accepted (``--ignore``, ``--select``,
@@ -275,6 +275,7 @@ class _Builder:
                 line = (finding.stage, f"{_at(finding)}, accepted ({taken.by})")
                 self.file_accepted.setdefault(finding.path, []).append(line)
         self.status = {a.id: a.status.value for a in report.assertions}
+        self.messages = {a.id: a.message for a in report.assertions}
         self.reads = {a.id: a.reads for a in report.assertions}
         counted = {_key(f) for f in report.findings}
         #: the assertions whose failure was accepted, not counted: by what
@@ -302,9 +303,44 @@ class _Builder:
             [f"{what} {path}: {p}" for p in dict.fromkeys(accepted)],
         )
 
+    def verdict(self, spec: dict[str, Any]) -> Cell:
+        """A cell that shows an assertion's own verdict (``{"label", "assertion": ID}``, such
+        as whether a witness agrees with the transcript): ``yes`` when it passed, else ``no``
+        or ``not evaluated``, and then marked with why."""
+        aid = spec["assertion"]
+        status = self.status.get(aid, "missing") if isinstance(aid, str) else "missing"
+        problems = list(self.catalogue[0])
+        accepted = list(self.catalogue[1]) + list(self.spec[1])
+        if status == AssertionStatus.PASSED.value:
+            text = "yes"
+        else:
+            text = "no" if status == AssertionStatus.FAILED.value else "not evaluated"
+            why = self.messages.get(aid, "it is not in the assertion spec")
+            line = f"assertion {aid} {status}: {why}"
+            if aid in self.assertion_accepted:
+                accepted.append(f"{line}, accepted ({self.assertion_accepted[aid]})")
+            else:
+                problems.append(line)
+        problems += self.spec[0]
+        where = self.report.content_path(self.report.spec)  # (the verdict is the spec's)
+        return Cell(
+            label=spec["label"],
+            value=status == AssertionStatus.PASSED.value,
+            text=text,
+            path=where,
+            pointer="",
+            sha256=self.digests.get(where),
+            how="assertion",
+            problems=tuple(dict.fromkeys(problems)),
+            assertions=((str(aid), status),),
+            accepted=tuple(dict.fromkeys(accepted)),
+        )
+
     def cell(self, spec: Any, upper: bool = False, readback: bool = False) -> Cell:
         if not isinstance(spec, dict) or not isinstance(spec.get("label"), str):
             raise EvalError(f"malformed value {spec!r}")
+        if "assertion" in spec and not readback:
+            return self.verdict(spec)
         label = spec["label"]
         how = "value"
         selector = spec.get("select")

@@ -451,6 +451,7 @@ def _witnessed(walk: _Walk, findings: list[Finding]) -> dict[str, Any]:
     chain, in order (a fork's other branch and refused records left out), and whether the
     chain is intact (no error found in it)."""
     calls = []
+    witnesses: set[str] = set()
     for segment in walk.segments:
         for entry in segment.path:
             if entry.kind != TOOL_CALL or entry.refused:
@@ -458,12 +459,18 @@ def _witnessed(walk: _Walk, findings: list[Finding]) -> dict[str, Any]:
             record = entry.record
             claims = record.get("aiInvocation")
             session = claims.get("sessionId") if isinstance(claims, dict) else None
+            parties = record.get("parties")
+            for party in parties if isinstance(parties, list) else ():
+                if isinstance(party, dict) and party.get("role") == "witness":
+                    name = party.get("party")
+                    witnesses.add(name if isinstance(name, str) else "?")
             calls.append(
                 {
                     "line": entry.line,
                     "toolName": record.get("toolName"),
                     "namespace": record.get("namespace"),
                     "success": record.get("success"),
+                    "outcome": "succeeded" if record.get("success") is True else "failed",
                     "request": _digest(record, "request"),
                     "response": _digest(record, "response"),
                     "sessionId": session if isinstance(session, str) else None,
@@ -471,7 +478,15 @@ def _witnessed(walk: _Walk, findings: list[Finding]) -> dict[str, Any]:
             )
     intact = not any(f.severity is Severity.ERROR for f in findings)
     signed = intact and not any(f.code == "chain.signatures-unchecked" for f in findings)
-    return {"calls": calls, "intact": intact, "signed": signed, "records": len(walk.entries)}
+    names = ", ".join(sorted(witnesses)) or "an unnamed gateway (no parties)"
+    checked = "signatures checked" if signed else "signatures not checked"
+    return {
+        "calls": calls,
+        "intact": intact,
+        "signed": signed,
+        "records": len(walk.entries),
+        "witnessedBy": f"{names} ({checked})",
+    }
 
 
 def read_chain(
@@ -487,7 +502,8 @@ def read_chain(
             "The log holds no record, so no action was witnessed; a witness log that checked "
             "nothing is never a pass.",
         )
-        return [empty], {"calls": [], "intact": False, "signed": False, "records": 0}
+        nothing = {"calls": [], "intact": False, "signed": False, "records": 0, "witnessedBy": ""}
+        return [empty], nothing
     walk = _Walk(path, entries)
     walk.run()
     findings += walk.findings
