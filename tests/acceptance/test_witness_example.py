@@ -76,3 +76,11 @@ def test_stating_the_run_makes_the_witness_its_evidence(tmp_path: Path) -> None:
     assert proc.returncode == 1
     codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
     assert {"chain.bad-signature", "chain.unlinked", "assertion.error"} <= codes
+
+
+def test_coverage_names_the_witness_log_as_not_audited_and_says_why() -> None:
+    proc = cli("coverage", str(EXAMPLE / "archive"), "--format", "json")
+    report = json.loads(proc.stdout)
+    unaudited = {e["path"]: e["why"] for e in report["notAudited"]}
+    assert "a witness log" in unaudited["evidence/example-run/audit.jsonl"]
+    assert "evidence/example-run/audit.jsonl" not in {f["path"] for f in report["files"]}

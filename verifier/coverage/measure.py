@@ -20,10 +20,12 @@ from verifier.coverage.report import CoverageReport, Excuse, FileCoverage, Leaf,
 from verifier.findings import Finding, Severity
 from verifier.json.pointer import EvalError, Glob, resolve_pointer
 from verifier.judge.catalogue import catalogue_cells
+from verifier.plan.spec import containers_in
 from verifier.report import Report
 from verifier.values.needs import CATALOGUE
 from verifier.values.records import Records
 from verifier.version import __version__
+from verifier.witness import LOG_SHAPE
 
 PROVENANCE_REASON = "provenance: who made the record and how, not a claim the spec tests"
 SCHEMA_REASON = "the record's declared schema: the validity stage checks the record against it"
@@ -297,10 +299,20 @@ def measure(
     records_prefix = records_dir.strip("/") + "/"
     schemas_prefix = schemas_dir.strip("/") + "/"
     parsed = set(records)
+    logs = [Glob(c[0]) for c in containers_in(spec) if c[1] == LOG_SHAPE]
     for entry in sorted(report.files, key=lambda e: e.path):
         if not entry.listed or not entry.path.startswith(prefix):
             continue
         inner = entry.path[len(prefix) :]
+        if any(log.match(inner) for log in logs):
+            out.not_audited.append(
+                (
+                    entry.path,
+                    "a witness log: its chain is checked by check's validity stage and its "
+                    "calls compared by witnessed-calls, not leaf by leaf",
+                )
+            )
+            continue
         if not (inner.startswith(records_prefix) and inner.endswith(".json")):
             continue
         if inner.startswith(schemas_prefix):
