@@ -365,6 +365,9 @@ class Report:
     # here, never from a default of its own. Not serialised.
     spec: str = field(default=DEFAULT_SPEC, repr=False)
     catalogue: str | None = field(default=CATALOGUE, repr=False)
+    # The witness logs the spec's ``witnesses`` matched among the listed files, by their
+    # paths in the source (the VSA lists them as its input attestations). Not serialised.
+    witness_logs: tuple[str, ...] = field(default=(), repr=False)
     # what --ignore, --select and --baseline did (None: none was given)
     acceptance: Acceptance | None = None
     # the configuration file the run read and what it set (None: no file)

@@ -34,6 +34,7 @@ def check(request: Request) -> int:
     Example: verify-evidence check . --format github --output sarif=report.sarif
     --format junit -o junit.xml
     """
+    from verifier.audit import timestamp
     from verifier.commands.acceptopts import rewrite_baseline
     from verifier.commands.output import plan, tokens, write
     from verifier.commands.progress import announce_report, progress_bar
@@ -47,10 +48,14 @@ def check(request: Request) -> int:
     given = tokens(request.order, request.fmt, request.output)
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, options = request.location, request.options(pairs)
-    if attest_key is not None and "in-toto" not in [name for name, _ in pairs]:
-        raise UsageError("--attest-key signs the in-toto statement: add --format in-toto")
+    statements = ("in-toto", "in-toto-vsa")  # what --attest-key signs
+    if attest_key is not None and not {name for name, _ in pairs} & set(statements):
+        raise UsageError(
+            "--attest-key signs the in-toto statement: add --format in-toto (or in-toto-vsa)"
+        )
     if attest_key is not None and not attest_key.is_file():
         raise UsageError(f"--attest-key {attest_key}: no such file")
+    verified_at = timestamp()  # SOURCE_DATE_EPOCH fixes it; malformed: exit 2 before reading
     with progress_bar(enabled=not quiet) as progress:
         report = verify(location, replace(options, progress=progress))
         if request.write_baseline is not None:
@@ -60,6 +65,7 @@ def check(request: Request) -> int:
             threshold(fail_on),
             default_prefix(root) if path_prefix is None else path_prefix,
             all_blocked,
+            verified_at,
         )
         announce_report(progress)
         rendered: list[tuple[str, Path | None, str | Iterator[str] | None]] = []
@@ -69,10 +75,10 @@ def check(request: Request) -> int:
             if name == Format.AUTO and path is None and use_rich(True, request.no_color, color):
                 rendered.append((name, path, None))  # drawn once the progress is gone
                 continue
-            if name == "in-toto" and attest_key is not None:
+            if name in statements and attest_key is not None:
                 from verifier.authenticity.dsse import wrap
 
-                text = wrap(CHECK["in-toto"](report, rendering).encode(), attest_key).decode()
+                text = wrap(CHECK[name](report, rendering).encode(), attest_key).decode()
                 rendered.append((name, path, text))
                 continue
             # made a part at a time as it is written, below: a large report's JSON is

@@ -198,6 +198,7 @@ def judge_records(
         content_root=content,
         spec=options.assertions,
         catalogue=judged,
+        witness_logs=witness_logs(records, integrity.files, content),
         manifest_sha256=plan.manifest_sha256 or None,  # (a baseline's entries need it)
         authenticity=signed[0],
         signatures=signed[1],
@@ -249,6 +250,26 @@ def unmatched_containers(records: Any, listed: AbstractSet[str]) -> list[Finding
                 )
             )
     return out
+
+
+def witness_logs(records: Any, files: list[FileEntry], content: str) -> tuple[str, ...]:
+    """The listed files the spec's ``witnesses`` match, by their paths in the source."""
+    from verifier.json.pointer import Glob
+    from verifier.witness import LOG_SHAPE
+
+    globs = [Glob(c[0]) for c in records.containers if c[1] == LOG_SHAPE]
+    if not globs:
+        return ()
+    cut = len(content) + 1 if content else 0
+    return tuple(
+        sorted(
+            f.path
+            for f in files
+            if f.listed
+            and (not content or f.path.startswith(content + "/"))
+            and any(g.match(f.path[cut:]) for g in globs)
+        )
+    )
 
 
 def unmatched_checkpoints(records: Any, listed: AbstractSet[str]) -> list[Finding]:

@@ -25,6 +25,7 @@ COVERAGE = "coverage.schema.json"
 TABLE = "table.schema.json"
 AUDIT = "audit.schema.json"
 IN_TOTO = "in-toto-statement.schema.json"
+VSA = "slsa-vsa.schema.json"
 BASELINE = "baseline.schema.json"
 TRANSCRIPT_CONTAINER = "transcript-container.schema.json"
 
@@ -38,6 +39,7 @@ NAMES = (
     TABLE,
     TRANSCRIPT_CONTAINER,
     TRANSCRIPT_REPORT,
+    VSA,
 )
 
 

@@ -37,6 +37,9 @@ class RenderSettings:
     fail_on: Severity = Severity.ERROR
     path_prefix: str = ""
     all_blocked: bool = False
+    #: when the check ran (UTC, ``YYYY-MM-DDTHH:MM:SSZ``; ``SOURCE_DATE_EPOCH`` fixes it): a
+    #: verification summary must say (``--format in-toto-vsa``); no other format does
+    verified_at: str = "1970-01-01T00:00:00Z"
 
     def ci_path(self, path: str) -> str:
         """``path`` (of the source) as CI formats name it: with :attr:`path_prefix`."""
