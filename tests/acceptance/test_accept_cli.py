@@ -144,3 +144,40 @@ def test_an_older_baseline_without_digests_accepts_no_finding_about_bytes(
     assert cli("check", str(broken), "--baseline", str(base), "--write-baseline",
                str(base), "-q").returncode == 0  # fmt: skip
     assert cli("check", str(broken), "--baseline", str(base), "-q").returncode == 0
+
+
+def test_sarif_results_carry_their_baseline_state(archive: Path, tmp_path: Path) -> None:
+    """With --baseline, each SARIF result says how it stands to the baseline (§3.27.24): the
+    baselined findings are results again, ``unchanged`` and suppressed (not counted); a new
+    finding is ``new``; a baseline entry that matched nothing is ``absent``. Without one,
+    no result has a baseline state."""
+    from tests.acceptance.test_formats import sarif_validator
+
+    broken = tampered(archive)
+    base = tmp_path / "baseline.json"
+    cli("check", str(broken), "--write-baseline", str(base), "-q")
+    accepted = len(json.loads(base.read_text(encoding="utf-8"))["findings"])
+    plain = json.loads(cli("check", str(broken), "--format", "sarif").stdout)
+    assert all("baselineState" not in r for r in plain["runs"][0]["results"])
+    (broken / "evidence" / "NEW.md").write_text("new\n", encoding="utf-8")  # one more finding
+    proc = cli("check", str(broken), "--baseline", str(base), "--format", "sarif")
+    log = json.loads(proc.stdout)
+    sarif_validator().validate(log)
+    results = log["runs"][0]["results"]
+    states = [r["baselineState"] for r in results]
+    assert states.count("unchanged") == accepted
+    assert [r["ruleId"] for r in results if r["baselineState"] == "new"] == ["manifest.unlisted"]
+    for result in results:
+        suppressed = [s["justification"] for s in result["suppressions"]]
+        assert (result["baselineState"] == "unchanged") == any("baseline" in s for s in suppressed)
+    # a fixed finding leaves its baseline entry matching nothing: that result is absent
+    (broken / "evidence" / "stray, name: 100%.json").unlink()
+    log = json.loads(cli("check", str(broken), "--baseline", str(base), "--format", "sarif").stdout)
+    sarif_validator().validate(log)
+    absent = [r for r in log["runs"][0]["results"] if r["baselineState"] == "absent"]
+    assert absent and {r["ruleId"] for r in absent} == {"baseline.unmatched"}
+    assert all(
+        r["baselineState"] == "absent"
+        for r in log["runs"][0]["results"]
+        if r["ruleId"] == "baseline.unmatched"
+    )

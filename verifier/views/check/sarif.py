@@ -36,6 +36,13 @@ cause's related locations: a SARIF consumer then could not count, track or finge
 result a consumer can filter on. A suppression says exactly "this result is not counted, for
 this reason" and keeps it.
 
+Baselines (``--baseline``): every result then carries ``baselineState`` (§3.27.24): ``new``
+for a finding the baseline does not accept, ``unchanged`` for one it accepts (listed, after
+the counted ones, with an ``external`` suppression whose justification says the baseline
+accepted it: §3.35, not counted), and ``absent`` for ``baseline.unmatched``, the finding that
+says a baseline entry matched nothing this run (the result it stood for is gone). Without a
+baseline no result has it: nothing was compared.
+
 Deterministic: no timestamps, no absolute paths of the machine.
 """
 
@@ -53,6 +60,7 @@ from verifier.views.findings import blocked_by, blocked_summary, capped, cascade
 from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+UNMATCHED = "baseline.unmatched"  # a baseline entry that matched nothing: its result is absent
 MAX_RESULTS = 25_000  # GitHub code scanning's limit of results per run
 TRUNCATED = "verify-evidence.truncated"
 #: where a rule's help lives: the README's codes table, shipped beside the tool. A relative
@@ -243,11 +251,30 @@ def render(
     blocks = {id(f): items for f, items in groups}
     cause_of = {id(b): f for f, items in groups for b in items}
     ordered = [f for f, _ in groups] + [b for _, items in groups for b in items]
-    kept, left_out = capped(ordered, limit - 1 if len(findings) > limit else limit)
+    baselined = report.acceptance is not None and report.acceptance.baseline is not None
+    accepted = [a.finding for a in report.accepted if a.by == "baseline"] if baselined else []
+    room = limit - 1 if len(findings) + len(accepted) > limit else limit
+    kept, left_out = capped(ordered, room)
     results = [
         _result(settings, f, index[f.code], prints[id(f)], blocks.get(id(f)), cause_of.get(id(f)))
         for f in kept
     ]
+    if baselined:
+        for result, finding in zip(results, kept, strict=True):
+            result["baselineState"] = "absent" if finding.code == UNMATCHED else "new"
+        taken = accepted[: max(0, room - len(results))]
+        left_out += len(accepted) - len(taken)
+        for finding, fingerprint in zip(taken, fingerprints(taken), strict=True):
+            result = _result(settings, finding, index[finding.code], fingerprint)
+            result["baselineState"] = "unchanged"
+            result["suppressions"] = [
+                {
+                    "kind": "external",
+                    "status": "accepted",
+                    "justification": "accepted by the baseline (--baseline): not counted",
+                }
+            ]
+            results.append(result)
     if left_out:
         results.append(
             {
@@ -262,7 +289,7 @@ def render(
                 "partialFingerprints": {FINGERPRINT: TRUNCATED},
             }
         )
-    if cause_of:  # suppressions on every result of the run, or on none (§3.27.23)
+    if cause_of or any("suppressions" in r for r in results):  # on every result, or none
         for result in results:
             result.setdefault("suppressions", [])
     log = {
