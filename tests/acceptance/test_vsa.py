@@ -1,8 +1,9 @@
-"""``check --format in-toto-vsa``: a SLSA Verification Summary Attestation v1 that validates
-against the SLSA v1.0 field list (verifier/schemas/slsa-vsa.schema.json) and parses, strictly,
-with in-toto's own protobuf bindings of the predicate and the Statement; PASSED or FAILED as
-the exit code says, no SLSA level claimed, the assertion spec as the policy by its digest, the
-witness logs as its inputs, and the same bytes for the same archive and SOURCE_DATE_EPOCH."""
+"""``check --format in-toto --in-toto-predicate vsa``: a SLSA Verification Summary
+Attestation v1 that validates against the SLSA v1.0 field list
+(verifier/schemas/slsa-vsa.schema.json) and parses, strictly, with in-toto's own protobuf
+bindings of the predicate and the Statement; PASSED or FAILED as the exit code says, no SLSA
+level claimed, the assertion spec as the policy by its digest, the witness logs as its
+inputs, and the same bytes for the same archive and SOURCE_DATE_EPOCH."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ from tests.conftest import REPO, rewrite_manifest
 
 SCHEMA = json.loads((REPO / "verifier" / "schemas" / "slsa-vsa.schema.json").read_text())
 EXAMPLE = REPO / "examples" / "witness"
+VSA: tuple[str, ...] = (sys.executable, "-m", "verifier", "check", "--format", "in-toto")
+VSA += ("--in-toto-predicate", "vsa")
 
 
 def _vsa(root: Path, *more: str, epoch: str = "1767225600") -> tuple[int, dict[str, Any], str]:
     env = {**os.environ, "SOURCE_DATE_EPOCH": epoch}
     proc = subprocess.run(
-        [sys.executable, "-m", "verifier", "check", str(root), "--format", "in-toto-vsa", *more],
+        [*VSA, str(root), *more],
         capture_output=True,
         text=True,
         check=False,
@@ -70,6 +73,14 @@ def test_the_bundled_archive_passes_with_its_spec_as_the_policy(archive: Path) -
     manifest = hashlib.sha256((archive / "manifest.sha256").read_bytes()).hexdigest()
     assert {"name": "manifest.sha256", "digest": {"sha256": manifest}} in statement["subject"]
     assert _vsa(archive)[2] == text  # the same bytes again
+    # the test-result statement stays the default, and the option needs the format
+    proc = subprocess.run(
+        [sys.executable, "-m", "verifier", "check", str(archive), "--in-toto-predicate", "vsa"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2 and "add --format in-toto" in proc.stderr
 
 
 def test_a_failed_check_is_a_failed_summary(archive: Path) -> None:

@@ -38,6 +38,13 @@ class FailOn(StrEnum):
     NOTE = "note"
 
 
+class InTotoPredicate(StrEnum):
+    """The choices of --in-toto-predicate: what --format in-toto states."""
+
+    TEST_RESULT = "test-result"
+    VSA = "vsa"
+
+
 def threshold(fail_on: FailOn) -> Severity:
     from verifier.findings import Severity
 

@@ -123,7 +123,7 @@ def subject_mismatches(name: str, subjects: list[Subject], source: Path) -> list
     a line too, so matching subjects over other files never verify."""
     from verifier import verify as check_source
     from verifier.findings import Finding
-    from verifier.views.check.intoto import subjects as own_subjects
+    from verifier.views.check.subject import subjects as own_subjects
 
     report = check_source(source)
     lines: list[str] = [

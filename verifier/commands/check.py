@@ -48,11 +48,11 @@ def check(request: Request) -> int:
     given = tokens(request.order, request.fmt, request.output)
     pairs = plan(given, (f.value for f in Format), default=Format.AUTO.value)
     location, options = request.location, request.options(pairs)
-    statements = ("in-toto", "in-toto-vsa")  # what --attest-key signs
-    if attest_key is not None and not {name for name, _ in pairs} & set(statements):
-        raise UsageError(
-            "--attest-key signs the in-toto statement: add --format in-toto (or in-toto-vsa)"
-        )
+    if attest_key is not None and "in-toto" not in [name for name, _ in pairs]:
+        raise UsageError("--attest-key signs the in-toto statement: add --format in-toto")
+    predicate = request.in_toto_predicate.value
+    if predicate != "test-result" and "in-toto" not in [name for name, _ in pairs]:
+        raise UsageError("--in-toto-predicate chooses the in-toto statement: add --format in-toto")
     if attest_key is not None and not attest_key.is_file():
         raise UsageError(f"--attest-key {attest_key}: no such file")
     verified_at = timestamp()  # SOURCE_DATE_EPOCH fixes it; malformed: exit 2 before reading
@@ -65,6 +65,7 @@ def check(request: Request) -> int:
             threshold(fail_on),
             default_prefix(root) if path_prefix is None else path_prefix,
             all_blocked,
+            predicate,
             verified_at,
         )
         announce_report(progress)
@@ -75,10 +76,10 @@ def check(request: Request) -> int:
             if name == Format.AUTO and path is None and use_rich(True, request.no_color, color):
                 rendered.append((name, path, None))  # drawn once the progress is gone
                 continue
-            if name in statements and attest_key is not None:
+            if name == "in-toto" and attest_key is not None:
                 from verifier.authenticity.dsse import wrap
 
-                text = wrap(CHECK[name](report, rendering).encode(), attest_key).decode()
+                text = wrap(CHECK["in-toto"](report, rendering).encode(), attest_key).decode()
                 rendered.append((name, path, text))
                 continue
             # made a part at a time as it is written, below: a large report's JSON is
@@ -127,6 +128,6 @@ def register(app: typer.Typer) -> None:
         "max_ratio stages jobs executor scheduler ignore select baseline write_baseline color "
         "verbose config no_config show_config path_prefix all_blocked signature "
         "require_signature allowed_signers identity namespace verify_time minisign_key "
-        "allow_legacy_minisign keyring witness_key checkpoint attest_key",
+        "allow_legacy_minisign keyring witness_key checkpoint attest_key in_toto_predicate",
         fmt=format_option(Format, CHECK, FORMAT_MORE),
     )

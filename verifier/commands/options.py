@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 
 from verifier.authenticity.registry import help_text as signature_help
-from verifier.commands import EXIT_OK, Color, FailOn
+from verifier.commands import EXIT_OK, Color, FailOn, InTotoPredicate
 from verifier.errors import UsageError
 from verifier.execute.registry import CHOICES
 from verifier.plan.config import KEYS, Config
@@ -57,6 +57,16 @@ ScopeOpt = Annotated[
         help="A folder (relative to ROOT) to look in for unlisted files; repeatable. "
         "'.' means the files directly in ROOT. Default: every top-level folder the manifest lists "
         "files in, plus ROOT's own files if it lists any at ROOT.",
+    ),
+]
+InTotoPredicateOpt = Annotated[
+    InTotoPredicate,
+    typer.Option(
+        "--in-toto-predicate",
+        help="What --format in-toto states: test-result (the default: every stage and failed "
+        "assertion as a test) or vsa (a SLSA Verification Summary Attestation v1: PASSED or "
+        "FAILED, the assertion spec as its policy, the witness logs as its inputs).",
+        case_sensitive=False,
     ),
 ]
 WitnessKeyOpt = Annotated[
@@ -429,6 +439,7 @@ class Request:
             "for OpenPGP signatures.",
         ),
     ] = None
+    in_toto_predicate: InTotoPredicateOpt = InTotoPredicate.TEST_RESULT
     witness_key: Annotated[tuple[str, ...], WitnessKeyOpt] = ()
     checkpoint: Annotated[tuple[str, ...], CheckpointOpt] = ()
     attest_key: Annotated[

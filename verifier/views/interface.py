@@ -37,8 +37,11 @@ class RenderSettings:
     fail_on: Severity = Severity.ERROR
     path_prefix: str = ""
     all_blocked: bool = False
+    #: the in-toto format's predicate (``--in-toto-predicate``): ``test-result``, or ``vsa``
+    #: (a SLSA Verification Summary, :mod:`verifier.views.check.vsa`)
+    in_toto_predicate: str = "test-result"
     #: when the check ran (UTC, ``YYYY-MM-DDTHH:MM:SSZ``; ``SOURCE_DATE_EPOCH`` fixes it): a
-    #: verification summary must say (``--format in-toto-vsa``); no other format does
+    #: verification summary must say; no other format does
     verified_at: str = "1970-01-01T00:00:00Z"
 
     def ci_path(self, path: str) -> str:

@@ -17,7 +17,9 @@ per record after it), but nothing it says is taken as witnessed.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from verifier.findings import Finding
@@ -32,42 +34,46 @@ MAX_EXTENSION_DEPTH = 128
 MAX_SHOWN = 200  # characters of a value quoted in a message
 
 #: the fields each record type must hold, and the type each must be
-_REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
-    TOOL_CALL: (
-        ("id", str),
-        ("timestamp", str),
-        ("method", str),
-        ("durationMs", int),
-        ("success", bool),
-        ("previousHash", str),
-    ),
-    CHECKPOINT: (
-        ("id", str),
-        ("timestamp", str),
-        ("sequence", int),
-        ("recordCount", int),
-        ("previousHash", str),
-    ),
-    CHAIN_BREAK: (("id", str), ("timestamp", str), ("reason", str)),
-}
+_REQUIRED: Mapping[str, tuple[tuple[str, type], ...]] = MappingProxyType(
+    {
+        TOOL_CALL: (
+            ("id", str),
+            ("timestamp", str),
+            ("method", str),
+            ("durationMs", int),
+            ("success", bool),
+            ("previousHash", str),
+        ),
+        CHECKPOINT: (
+            ("id", str),
+            ("timestamp", str),
+            ("sequence", int),
+            ("recordCount", int),
+            ("previousHash", str),
+        ),
+        CHAIN_BREAK: (("id", str), ("timestamp", str), ("reason", str)),
+    }
+)
 #: the same for a Statement's predicate (it has no record id; a tool call's chain is optional
 #: there, and a tool call without one is not part of any chain)
-_REQUIRED_IN_STATEMENT: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
-    TOOL_CALL: (
-        ("timestamp", str),
-        ("method", str),
-        ("toolName", str),
-        ("durationMs", int),
-        ("success", bool),
-    ),
-    CHECKPOINT: (
-        ("timestamp", str),
-        ("sequence", int),
-        ("recordCount", int),
-        ("previousHash", str),
-    ),
-    CHAIN_BREAK: (("timestamp", str), ("reason", str)),
-}
+_REQUIRED_IN_STATEMENT: Mapping[str, tuple[tuple[str, type], ...]] = MappingProxyType(
+    {
+        TOOL_CALL: (
+            ("timestamp", str),
+            ("method", str),
+            ("toolName", str),
+            ("durationMs", int),
+            ("success", bool),
+        ),
+        CHECKPOINT: (
+            ("timestamp", str),
+            ("sequence", int),
+            ("recordCount", int),
+            ("previousHash", str),
+        ),
+        CHAIN_BREAK: (("timestamp", str), ("reason", str)),
+    }
+)
 #: fields that are integers (or null) when present
 _INTEGERS = (
     "durationMs",
@@ -77,7 +83,9 @@ _INTEGERS = (
     "priorSequence",
     "priorRecordCount",
 )
-_TYPE_NAMES: dict[Any, str] = {str: "a string", int: "an integer", bool: "a boolean"}
+_TYPE_NAMES: Mapping[Any, str] = MappingProxyType(
+    {str: "a string", int: "an integer", bool: "a boolean"}
+)
 _OPTIONAL_STRINGS = ("toolName", "namespace", "upstream", "principal", "priorHead")
 
 

@@ -44,7 +44,6 @@ CHECK: Registry[Report] = Registry(
         parts="verifier.views.check.jsonl:render_parts",
     ),
     Format("in-toto", "verifier.views.check.intoto:render", ".intoto.json"),
-    Format("in-toto-vsa", "verifier.views.check.vsa:render", ".vsa.intoto.json"),
 )
 
 __all__ = ["BLOCKED_SHOWN", "CHECK"]

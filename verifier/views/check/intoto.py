@@ -25,38 +25,17 @@ SHA-256 when the run read it, with its code, stage, severity, pointer, message a
 
 from __future__ import annotations
 
-import hashlib
-import re
 from typing import Any
 from urllib.parse import quote
 
 from verifier.findings import Severity
 from verifier.report import AssertionStatus, Report, StageStatus
+from verifier.views.check.subject import STATEMENT, VERIFIER_URI, subjects
+from verifier.views.check.vsa import summary
 from verifier.views.clean import dumps_clean
 from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
-STATEMENT = "https://in-toto.io/Statement/v1"
 PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
-VERIFIER_URI = "https://verifier.invalid/verify-evidence"
-EMPTY = hashlib.sha256(b"").hexdigest()  # a manifest not reached: nothing was read
-_HEX = re.compile("[0-9a-f]+")
-
-
-def subjects(report: Report) -> list[dict[str, Any]]:
-    """What was verified: the zip or tarball by its SHA-256, or the git commit, when the
-    source is one; then always the manifest by its SHA-256 (what a signature covers)."""
-    out: list[dict[str, Any]] = []
-    source = report.source or {}
-    location = source.get("location")
-    name = location if isinstance(location, str) and location else str(source.get("kind", ""))
-    digest = source.get("sha256")
-    commit = source.get("commit")
-    if isinstance(digest, str) and _HEX.fullmatch(digest) and len(digest) == 64:
-        out.append({"name": name, "digest": {"sha256": digest}})
-    elif isinstance(commit, str) and _HEX.fullmatch(commit) and len(commit) in (40, 64):
-        out.append({"name": name, "digest": {"gitCommit": commit}})
-    out.append({"name": report.manifest, "digest": {"sha256": report.manifest_sha256 or EMPTY}})
-    return out
 
 
 def _tests(report: Report, fail_on: Severity) -> tuple[list[str], list[str], list[str]]:
@@ -177,4 +156,6 @@ def statement(report: Report, fail_on: Severity) -> dict[str, Any]:
 
 
 def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
+    if settings.in_toto_predicate == "vsa":  # (--in-toto-predicate vsa)
+        return dumps_clean(summary(report, settings)) + "\n"
     return dumps_clean(statement(report, settings.fail_on)) + "\n"

@@ -1,4 +1,5 @@
-"""The check's verdict as a SLSA Verification Summary Attestation v1 (``--format in-toto-vsa``;
+"""The check's verdict as a SLSA Verification Summary Attestation v1 (``--format in-toto
+--in-toto-predicate vsa``;
 ``https://slsa.dev/verification_summary/v1``, checked against
 ``verifier/schemas/slsa-vsa.schema.json``, written from the SLSA v1.0 specification's field
 list): an in-toto Statement a policy engine that reads VSAs can take.
@@ -29,8 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.report import Report
-from verifier.views.check.intoto import STATEMENT, VERIFIER_URI, subjects
-from verifier.views.clean import dumps_clean
+from verifier.views.check.subject import STATEMENT, VERIFIER_URI, subjects
 from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 
 PREDICATE = "https://slsa.dev/verification_summary/v1"
@@ -84,7 +84,3 @@ def summary(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> dict
         "predicateType": PREDICATE,
         "predicate": predicate,
     }
-
-
-def render(report: Report, settings: RenderSettings = DEFAULT_SETTINGS) -> str:
-    return dumps_clean(summary(report, settings)) + "\n"
