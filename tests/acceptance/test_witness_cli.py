@@ -168,3 +168,31 @@ def test_a_key_or_checkpoint_that_cannot_be_used_stops_the_run(
     assert proc.returncode == 2
     assert says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_worker_processes_check_the_log_with_the_key_as_this_process_does(
+    witnessed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The witness key and the kept checkpoint travel to worker processes with the schema
+    bundle: read by two workers (tests/spread.py makes both read, and counts them), the report
+    is the same bytes as read here, with the signatures checked."""
+    import os
+
+    from tests.conftest import REPO
+
+    root, key, kept = witnessed
+    args = ("check", str(root), "--format", "json", "--witness-key", f"hmac-sha256:{key}")
+    args += ("--checkpoint", str(kept))
+    here = cli(*args, "--jobs", "1")
+    counts = tmp_path / "processes.txt"
+    workers = subprocess.run(
+        [sys.executable, "-m", "tests.spread", str(counts), *args, "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert counts.read_text(encoding="utf-8") == "2\n"  # two processes read the archive
+    assert here.returncode == workers.returncode == 0, workers.stderr
+    assert here.stdout == workers.stdout
+    assert _chain(here) == []  # signed and anchored: the key and checkpoint were applied
