@@ -181,8 +181,8 @@ def test_worker_processes_check_the_log_with_the_key_as_this_process_does(
     from tests.conftest import REPO
 
     root, key, kept = witnessed
-    args = ("check", str(root), "--format", "json", "--witness-key", f"hmac-sha256:{key}")
-    args += ("--checkpoint", str(kept))
+    args: tuple[str, ...] = ("check", str(root), "--format", "json")
+    args += ("--witness-key", f"hmac-sha256:{key}", "--checkpoint", str(kept))
     here = cli(*args, "--jobs", "1")
     counts = tmp_path / "processes.txt"
     workers = subprocess.run(
