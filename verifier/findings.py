@@ -393,6 +393,34 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             "a --checkpoint names a log that is not one of the spec's witness logs, or the spec "
             "names none: it was checked against nothing",
         ),
+        # Withheld files (verifier.plan.withheld): withheld.json beside the manifest.
+        "manifest.withheld": (
+            Stage.INTEGRITY,
+            "a listed file is absent and the withheld list beside the manifest withholds it: "
+            "its digest is committed, its content not checked",
+        ),
+        "withheld.unbound": (
+            Stage.INTEGRITY,
+            "the withheld list is not listed in the manifest: nothing binds it, so it is not "
+            "honored",
+        ),
+        "withheld.malformed": (
+            Stage.INTEGRITY,
+            'the withheld list, or an entry of it, is not {"withheld": [{"path", '
+            '"reason"}]}: not honored',
+        ),
+        "withheld.not-listed": (
+            Stage.INTEGRITY,
+            "the withheld list names a file the manifest does not list (no committed digest)",
+        ),
+        "withheld.present": (
+            Stage.INTEGRITY,
+            "the withheld list names a file the archive holds: it was checked as any file",
+        ),
+        "assertion.withheld": (
+            Stage.CONSISTENCY,
+            "an assertion needs a file the publisher withholds: not evaluable, never a pass",
+        ),
         # Acceptance (verifier.accept): the baseline file given with --baseline.
         "baseline.unmatched": (
             Stage.INTEGRITY,
@@ -605,6 +633,12 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "chain.hashes-claimed": Severity.NOTE,
         "chain.unmatched-pattern": Severity.ERROR,
         "chain.checkpoint-unmatched": Severity.ERROR,
+        "manifest.withheld": Severity.WARNING,  # declared, digest committed: not verified
+        "withheld.unbound": Severity.ERROR,
+        "withheld.malformed": Severity.ERROR,
+        "withheld.not-listed": Severity.ERROR,
+        "withheld.present": Severity.NOTE,
+        "assertion.withheld": Severity.ERROR,  # a claim not checked is never a pass
         "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
         "baseline.no-digest": Severity.WARNING,  # its finding counts again: an error already
         "coverage.uncovered": Severity.NOTE,  # coverage alone exits 0 unless --fail-under

@@ -75,7 +75,7 @@ def evaluate(
         return error(str(exc), where=at + exc.at)
     except EvalError as exc:
         path, pointer = at_read(first=False)  # the read that raised it, if one did
-        return Verdict(AssertionStatus.ERROR, str(exc), None, path, pointer)
+        return Verdict(AssertionStatus.ERROR, str(exc), exc.code, path, pointer)
     except Exception as exc:  # a bug in the kind is a finding, never a crash and never a pass
         detail = plain(f"{type(exc).__name__}: {exc}", 200)
         return error(f"internal error in the {kind.name} kind ({detail})", INTERNAL_ERROR)

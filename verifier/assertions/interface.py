@@ -24,6 +24,12 @@ from verifier.values.needs import Need, selectors_in
 from verifier.values.records import Records
 
 VACUOUS = "assertion.vacuous"
+#: why an assertion could not read a file the publisher withholds (the consistency stage's
+#: reason for it): the assertion is then not evaluable, ``assertion.withheld``
+WITHHELD_READ = (
+    "is withheld by the publisher (see its manifest.withheld finding), so it cannot be read"
+)
+WITHHELD = "assertion.withheld"
 
 
 class SpecError(EvalError):
@@ -87,7 +93,10 @@ class Context:
 
                 known = [*self._manifested, *self._unread]
                 hint = did_you_mean(path, known, quote='"', n=1) if len(known) <= 20_000 else ""
-            raise EvalError(f"{quote(path, 200)} {why}{hint}")
+            error = EvalError(f"{quote(path, 200)} {why}{hint}")
+            if why == WITHHELD_READ:
+                error.code = WITHHELD
+            raise error
 
     def document(self, path: Any) -> Any:
         """A whole record (declare it with ``Need(path, "")``)."""

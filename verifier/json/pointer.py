@@ -14,7 +14,11 @@ from typing import Any
 
 
 class EvalError(Exception):
-    """The assertion could not be evaluated (missing file, pointer to nothing, bad spec)."""
+    """The assertion could not be evaluated (missing file, pointer to nothing, bad spec).
+    ``code``: the finding code it is reported with, when not ``assertion.error`` (a file the
+    publisher withholds: ``assertion.withheld``)."""
+
+    code: str | None = None
 
 
 _INDEX = re.compile(r"0|[1-9][0-9]*")  # RFC 6901 array index: ASCII digits, no leading zero

@@ -5,7 +5,7 @@ its parse, and every assertion and catalogue cell that read it. The cause is the
 that made a file unusable, reported by an earlier stage about that file:
 
 - an integrity error on it (its digest differs, it is missing, unreadable, refused, not a
-  regular file, unlisted...), or else
+  regular file, unlisted...), or its publisher withholds it (``manifest.withheld``), or else
 - a validity finding on it when it did not parse as a record (not JSON, a duplicate key
   that made it unusable, ...): the file is not among the parsed records.
 
@@ -42,7 +42,8 @@ def _file_causes(report: Report, records: Records) -> dict[str, Finding]:
     """path -> the finding that made that file unusable (integrity first, then validity)."""
     causes: dict[str, Finding] = {}
     for finding in sorted(report.integrity.findings, key=Finding.sort_key):
-        if finding.severity is Severity.ERROR and finding.path not in causes:
+        unusable = finding.severity is Severity.ERROR or finding.code == "manifest.withheld"
+        if unusable and finding.path not in causes:
             causes[finding.path] = finding
     for finding in sorted(report.validity.findings, key=Finding.sort_key):
         if finding.path in causes or finding.path in records:

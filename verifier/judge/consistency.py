@@ -27,6 +27,7 @@ from typing import Any
 
 from verifier.assertions.batch import Quick
 from verifier.assertions.evaluate import evaluate_items, judge_rows, quick_passes, rows_of, text_of
+from verifier.assertions.interface import WITHHELD_READ
 from verifier.findings import Finding, Stage
 from verifier.inspect.cases import Compact
 from verifier.inspect.gather import Arrived
@@ -41,6 +42,7 @@ _WHY_UNREAD = MappingProxyType(
         "unreadable": "is listed in the manifest but could not be read",
         "unsafe": "is listed in the manifest but was refused (an unsafe name or a link)",
         "not-regular": "is listed in the manifest but is not a regular file",
+        "withheld": WITHHELD_READ,
     }
 )
 

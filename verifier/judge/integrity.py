@@ -107,7 +107,7 @@ def judge_manifest(
     files = out.files
     entry, file, sha256 = FileEntry, Kind.FILE, algorithm == "sha256"
     add_file = files.append
-    ok_count = total = 0
+    ok_count = total = withheld_count = 0
     for name, kind in kinds.items():
         if kind is file and name not in errors:
             digest = digests[name]
@@ -177,7 +177,11 @@ def judge_manifest(
             explained = explain_missing(name, line) if explain_missing is not None else None
             if explained is not None:
                 findings.append(explained)
-                out.files.append(FileEntry(name, None, None, True, "not-fetched"))
+                withheld = explained.code == "manifest.withheld"
+                status = "withheld" if withheld else "not-fetched"
+                listed = (wanted[name], algorithm) if withheld else (None, None)
+                out.files.append(FileEntry(name, None, None, True, status, *listed))
+                withheld_count += withheld
                 continue
             problems[name] = len(findings)
             what = f"Listed in {in_manifest}" if name_manifest else "Listed"
@@ -249,4 +253,6 @@ def judge_manifest(
 
     # (of the listed files, only those read have a size, and only those can be "ok")
     stage.counts = {"listed": len(wanted), "ok": ok_count, "bytes": total}
+    if withheld_count:
+        stage.counts["withheld"] = withheld_count
     return out

@@ -8,7 +8,7 @@ says so.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -40,15 +40,60 @@ if TYPE_CHECKING:
 
 
 def judge_first(plan: Plan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome:
-    """The report's manifest, judged alone (before hints and the layout's other manifests)."""
-    return _judge(plan.manifests[0], facts, seen)
+    """The report's manifest, judged alone (before hints and the layout's other manifests),
+    with the files its withheld list withholds reported as withheld."""
+    withheld = plan.withheld
+    if withheld is None:
+        return _judge(plan.manifests[0], facts, seen)
+    out = _judge(plan.manifests[0], facts, seen, withheld.files)
+    findings = out.stage.findings
+    findings.extend(withheld.findings)
+    for entry in out.files:
+        if entry.path in withheld.files and entry.status != "withheld":
+            findings.append(
+                Finding(
+                    "withheld.present",
+                    entry.path,
+                    "The withheld list names this file, yet the archive holds it: it was "
+                    "checked as any listed file.",
+                )
+            )
+    return out
 
 
-def _judge(manifest: ManifestPlan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome:
+def _judge(
+    manifest: ManifestPlan,
+    facts: Facts,
+    seen: SourceFacts,
+    withheld: Mapping[str, str] | None = None,
+) -> IntegrityOutcome:
     # without a layout's own rules, a listed file that is absent is missing
-    return judge_manifest(
-        manifest, facts.digests, facts.errors, seen.walk_errors, seen.explain_missing
-    )
+    explain = seen.explain_missing
+    if withheld:
+        explain = _withheld(withheld, explain)
+    return judge_manifest(manifest, facts.digests, facts.errors, seen.walk_errors, explain)
+
+
+def _withheld(
+    files: Mapping[str, str], otherwise: Callable[[str, int], Finding | None] | None
+) -> Callable[[str, int], Finding | None]:
+    """A listed file that is absent: withheld when the withheld list names it."""
+
+    def explain(name: str, line: int) -> Finding | None:
+        reason = files.get(name)
+        if reason is None:
+            return otherwise(name, line) if otherwise is not None else None
+        shown = reason if len(reason) <= 200 else reason[:200] + "..."
+        return Finding(
+            "manifest.withheld",
+            name,
+            f"Withheld by the publisher ({shown}): the manifest commits to its SHA-256, but "
+            "nothing about its content was checked; verify it with --withheld-dir when you "
+            "are given it.",
+            line=line,
+        )
+
+    return explain
 
 
 def wants_hints(plan: Plan, first: IntegrityOutcome, hints: bool) -> bool:

@@ -17,6 +17,7 @@ from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
 from verifier.plan.records import RecordPlan
 from verifier.plan.signature import find_signatures
+from verifier.plan.withheld import read_withheld
 from verifier.sources.bagit import decode_name
 from verifier.sources.capabilities import OwnLayout, PendingWalk, WalkApart
 from verifier.sources.interface import Layout, Source
@@ -120,6 +121,10 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
                 name_manifest=len(layout.tag_manifests) > 1 if tag else True,
             )
         )
+    # the files the publisher withholds, named beside the manifest (read once, here)
+    withheld = read_withheld(source, rel, base, first.wanted) if reached else None
+    if withheld is not None and withheld.data:
+        preread[withheld.path] = withheld.data
     payload_algorithms = {layout.algorithm(m) for m in payload_manifests} - {"sha256"}
     tag_algorithms = {layout.algorithm(m) for m in layout.tag_manifests} - {"sha256"}
     plan = Plan(
@@ -140,6 +145,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         signatures=signatures,
         signature_findings=signature_findings,
         signed=data if signatures else b"",
+        withheld=withheld,
     )
     del data
     if walking is not None:

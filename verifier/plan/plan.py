@@ -14,6 +14,7 @@ from verifier.findings import Finding
 from verifier.plan.entries import ManifestPlan, take_walk
 from verifier.plan.records import RecordPlan
 from verifier.plan.task import FileTask
+from verifier.plan.withheld import Withheld
 from verifier.sources.capabilities import PendingWalk, SizeHints, WorkerReads
 from verifier.sources.interface import Kind, Layout
 from verifier.values.needs import Wants
@@ -88,6 +89,9 @@ class Plan:
     signatures: list[SignatureFile] = field(default_factory=list)
     signature_findings: list[Finding] = field(default_factory=list)
     signed: bytes = b""
+    #: the withheld list beside the manifest, if the source holds one
+    #: (:mod:`verifier.plan.withheld`)
+    withheld: Withheld | None = None
     #: the first manifest's scope walk, when another process runs it (with the names it
     #: must not call unlisted): :meth:`finish_walk` takes it, then :attr:`order` is made
     walking: tuple[PendingWalk, frozenset[str]] | None = None

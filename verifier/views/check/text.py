@@ -30,7 +30,11 @@ from verifier.views.interface import DEFAULT_SETTINGS, RenderSettings
 def stage_detail(stage: StageResult) -> str:
     c = stage.counts
     if stage.stage.value == "integrity":
-        text = f"{c.get('listed', 0)} listed, {c.get('ok', 0)} ok, {c.get('bytes', 0)} bytes hashed"
+        withheld = f", {c['withheld']} withheld" if c.get("withheld") else ""
+        text = (
+            f"{c.get('listed', 0)} listed, {c.get('ok', 0)} ok{withheld}, "
+            f"{c.get('bytes', 0)} bytes hashed"
+        )
     elif stage.stage.value == "validity":
         text = (
             f"{c.get('records', 0)} records, {c.get('schemas', 0)} schemas, "

@@ -1,0 +1,139 @@
+"""Withheld files: ``withheld.json`` beside the manifest names listed files the publisher does
+not publish. Absent, each is reported as withheld (never missing, never verified) in the JSON
+report, the text view and the table, through a folder, a zip, a tarball and a git commit; an
+assertion that needs one is ``assertion.withheld``, blocked by it; a list the manifest does not
+bind, an entry the manifest does not list, a malformed list and a withheld file that is there
+after all are findings of their own."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.archives import git_repo, need_git, tar_tree, zip_tree
+from tests.conftest import copy_bundled
+
+README = "evidence/README.md"  # read by no assertion
+TRANSCRIPT = "evidence/e1-local-crash/runner-result.json"  # read by assertions and the table
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "verifier", *args], capture_output=True, text=True, check=False
+    )
+
+
+def withhold(root: Path, *names: str, listed: bool = True, drop: bool = True) -> None:
+    """Write the withheld list for ``names`` (and list it in the manifest), and take the files
+    out of the archive, the manifest unchanged otherwise (as a publisher does)."""
+    body = {"withheld": [{"path": n, "reason": "personal data"} for n in names]}
+    data = (json.dumps(body, indent=2) + "\n").encode()
+    (root / "withheld.json").write_bytes(data)
+    if listed:
+        with (root / "manifest.sha256").open("a", encoding="utf-8") as manifest:
+            manifest.write(f"{hashlib.sha256(data).hexdigest()}  withheld.json\n")
+    if drop:
+        for name in names:
+            (root / name).unlink()
+
+
+def report(target: Path | str, *more: str) -> tuple[int, dict[str, Any]]:
+    proc = cli("check", str(target), "--format", "json", *more)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def codes(data: dict[str, Any]) -> list[tuple[str, str]]:
+    return sorted((f["code"], f["path"]) for f in data["findings"])
+
+
+def test_a_withheld_file_is_withheld_not_missing_and_the_run_passes(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, README)
+    code, data = report(root)
+    assert code == 0
+    entry = next(f for f in data["files"] if f["path"] == README)
+    assert entry["status"] == "withheld" and entry["sha256"] is None
+    found = [f for f in data["findings"] if f["path"] == README]
+    assert [(f["code"], f["severity"]) for f in found] == [("manifest.withheld", "warning")]
+    assert "personal data" in found[0]["message"]
+    assert not any(f["code"] == "manifest.missing" for f in data["findings"])
+    text = cli("check", str(root), "--format", "text").stdout
+    assert "1 withheld" in text and "manifest.withheld" in text
+
+
+def test_an_assertion_that_needs_a_withheld_file_is_not_evaluable(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, TRANSCRIPT)
+    code, data = report(root)
+    assert code == 1
+    blocked = [f for f in data["findings"] if f["code"] == "assertion.withheld"]
+    assert blocked and all(f["cause"]["code"] == "manifest.withheld" for f in blocked)
+    assert not any(f["code"] == "assertion.error" for f in data["findings"])
+    statuses = {a["id"]: a["status"] for a in data["assertions"]}
+    assert "passed" not in {statuses[f["message"].split(":")[0]] for f in blocked}
+    table = json.loads(cli("table", str(root), "--format", "json").stdout)
+    cells = [
+        c for row in table["cases"] for c in row["outcomes"] if c["source"]["path"] == TRANSCRIPT
+    ]
+    assert cells and all(not c["verified"] for c in cells)
+    assert all(any("withheld" in p for p in c["problems"]) for c in cells)
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar", "git"])
+def test_every_source_kind_reports_it_the_same(tmp_path: Path, kind: str) -> None:
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, README, TRANSCRIPT)
+    folder = report(root)
+    if kind == "zip":
+        packed = report(zip_tree(root, tmp_path / "a.zip"))
+    elif kind == "tar":
+        packed = report(tar_tree(root, tmp_path / "a.tar.gz"))
+    else:
+        need_git()
+        git_repo(root)  # (one commit of everything)
+        proc = cli("check", "--git", str(root), "--format", "json")
+        packed = proc.returncode, json.loads(proc.stdout)
+    assert folder[0] == packed[0] == 1
+    assert codes(folder[1]) == codes(packed[1])
+    statuses = {f["path"]: f["status"] for f in packed[1]["files"]}
+    assert statuses[README] == statuses[TRANSCRIPT] == "withheld"
+
+
+def test_an_unbound_list_is_not_honored(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, README, listed=False)
+    code, data = report(root)
+    assert code == 1
+    found = codes(data)
+    assert ("withheld.unbound", "withheld.json") in found
+    assert ("manifest.missing", README) in found  # not withheld: nothing binds the list
+
+
+def test_entries_the_manifest_does_not_list_and_a_malformed_list(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, "evidence/not-listed.json", drop=False)
+    code, data = report(root)
+    assert code == 1 and ("withheld.not-listed", "withheld.json") in codes(data)
+    other = copy_bundled(tmp_path / "b")
+    (other / "withheld.json").write_text('{"withheld": []}\n', encoding="utf-8")
+    data_bytes = (other / "withheld.json").read_bytes()
+    with (other / "manifest.sha256").open("a", encoding="utf-8") as manifest:
+        manifest.write(f"{hashlib.sha256(data_bytes).hexdigest()}  withheld.json\n")
+    code, data = report(other)
+    assert code == 1 and ("withheld.malformed", "withheld.json") in codes(data)
+
+
+def test_a_withheld_file_that_is_present_is_checked_and_said(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, README, drop=False)
+    code, data = report(root)
+    assert code == 0
+    assert ("withheld.present", README) in codes(data)
+    assert next(f for f in data["files"] if f["path"] == README)["status"] == "ok"
+
