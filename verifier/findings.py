@@ -417,6 +417,10 @@ CODES: Mapping[str, tuple[Stage, str]] = MappingProxyType(
             Stage.INTEGRITY,
             "the withheld list names a file the archive holds: it was checked as any file",
         ),
+        "withheld.supplied": (
+            Stage.INTEGRITY,
+            "a withheld file was read from --withheld-dir and checked as any listed file",
+        ),
         "assertion.withheld": (
             Stage.CONSISTENCY,
             "an assertion needs a file the publisher withholds: not evaluable, never a pass",
@@ -638,6 +642,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(
         "withheld.malformed": Severity.ERROR,
         "withheld.not-listed": Severity.ERROR,
         "withheld.present": Severity.NOTE,
+        "withheld.supplied": Severity.NOTE,
         "assertion.withheld": Severity.ERROR,  # a claim not checked is never a pass
         "baseline.unmatched": Severity.WARNING,  # a stale entry; --fail-on warning fails it
         "baseline.no-digest": Severity.WARNING,  # its finding counts again: an error already

@@ -178,9 +178,12 @@ def _run_one(
     announce(options.progress, "manifest")
     plan = build_plan(source, root, options)
     try:
-        return _run_plan(source, root, options, plan, known)
+        # (with the files --withheld-dir supplies read from there, as if the archive held them)
+        return _run_plan(plan.supplied or source, root, options, plan, known)
     finally:
         plan.close_walk()  # (taken by then, unless the run ended early)
+        if plan.supplied is not None:
+            plan.supplied.close()
 
 
 def _run_plan(

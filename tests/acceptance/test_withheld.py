@@ -137,3 +137,23 @@ def test_a_withheld_file_that_is_present_is_checked_and_said(tmp_path: Path) -> 
     assert ("withheld.present", README) in codes(data)
     assert next(f for f in data["files"] if f["path"] == README)["status"] == "ok"
 
+
+def test_given_later_a_withheld_file_is_checked_and_judged(tmp_path: Path) -> None:
+    """--withheld-dir: the file is checked against the committed digest, every stage runs on
+    it (the assertions that needed it pass again); a changed copy is a mismatch."""
+    import shutil
+
+    root = copy_bundled(tmp_path / "a")
+    given = tmp_path / "given"
+    (given / Path(TRANSCRIPT).parent).mkdir(parents=True)
+    shutil.copy2(root / TRANSCRIPT, given / TRANSCRIPT)
+    withhold(root, TRANSCRIPT)
+    code, data = report(root, "--withheld-dir", str(given))
+    assert code == 0, codes(data)
+    assert ("withheld.supplied", TRANSCRIPT) in codes(data)
+    assert next(f for f in data["files"] if f["path"] == TRANSCRIPT)["status"] == "ok"
+    assert not any(f["code"] == "assertion.withheld" for f in data["findings"])
+    (given / TRANSCRIPT).write_bytes((given / TRANSCRIPT).read_bytes() + b" ")
+    code, data = report(root, "--withheld-dir", str(given))
+    assert code == 1 and ("manifest.mismatch", TRANSCRIPT) in codes(data)
+    assert cli("check", str(root), "--withheld-dir", str(tmp_path / "none")).returncode == 2

@@ -81,5 +81,6 @@ def register(app: typer.Typer) -> None:
         audit,
         "source record manifest scope git rev base max_bytes max_ratio fail_on signature "
         "require_signature allowed_signers identity namespace verify_time minisign_key "
-        "allow_legacy_minisign keyring witness_key checkpoint config no_config show_config",
+        "allow_legacy_minisign keyring witness_key checkpoint withheld_dir config no_config "
+        "show_config",
     )

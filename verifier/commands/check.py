@@ -128,6 +128,7 @@ def register(app: typer.Typer) -> None:
         "max_ratio stages jobs executor scheduler ignore select baseline write_baseline color "
         "verbose config no_config show_config path_prefix all_blocked signature "
         "require_signature allowed_signers identity namespace verify_time minisign_key "
-        "allow_legacy_minisign keyring witness_key checkpoint attest_key in_toto_predicate",
+        "allow_legacy_minisign keyring witness_key checkpoint withheld_dir attest_key "
+        "in_toto_predicate",
         fmt=format_option(Format, CHECK, FORMAT_MORE),
     )

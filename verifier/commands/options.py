@@ -442,6 +442,16 @@ class Request:
     in_toto_predicate: InTotoPredicateOpt = InTotoPredicate.TEST_RESULT
     witness_key: Annotated[tuple[str, ...], WitnessKeyOpt] = ()
     checkpoint: Annotated[tuple[str, ...], CheckpointOpt] = ()
+    withheld_dir: Annotated[
+        Path | None,
+        _option(
+            "--withheld-dir",
+            metavar="DIR",
+            help="A folder holding files the archive's withheld.json withholds (by their "
+            "manifest names): each is checked against the digest the manifest committed to, "
+            "and every stage runs on it.",
+        ),
+    ] = None
     attest_key: Annotated[
         Path | None,
         _option(
@@ -493,6 +503,7 @@ class Request:
             ),
             trust=trust_options(self),
             witness=witness_settings(self.witness_key, self.checkpoint),
+            withheld_dir=None if self.withheld_dir is None else os.fspath(self.withheld_dir),
             **more,
         )
 

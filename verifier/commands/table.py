@@ -71,8 +71,8 @@ def register(app: typer.Typer) -> None:
         table,
         "source fmt case catalogue manifest no_color fail_on git rev base max_bytes max_ratio "
         "color signature require_signature allowed_signers identity namespace verify_time "
-        "minisign_key allow_legacy_minisign keyring witness_key checkpoint scope ignore select "
-        "baseline config no_config show_config",
+        "minisign_key allow_legacy_minisign keyring witness_key checkpoint withheld_dir scope "
+        "ignore select baseline config no_config show_config",
         leaves=frozenset({"format"}),  # a file's format is check's
         fmt=format_option(TableFormat, TABLE, many=False),
     )

@@ -48,8 +48,18 @@ def judge_first(plan: Plan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome
     out = _judge(plan.manifests[0], facts, seen, withheld.files)
     findings = out.stage.findings
     findings.extend(withheld.findings)
+    supplied = getattr(plan.supplied, "names", {})
     for entry in out.files:
-        if entry.path in withheld.files and entry.status != "withheld":
+        if entry.path in supplied:
+            findings.append(
+                Finding(
+                    "withheld.supplied",
+                    entry.path,
+                    "Withheld from the archive, read from --withheld-dir: checked against the "
+                    "digest the manifest committed to, and every stage ran on it.",
+                )
+            )
+        elif entry.path in withheld.files and entry.status != "withheld":
             findings.append(
                 Finding(
                     "withheld.present",

@@ -17,7 +17,7 @@ from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
 from verifier.plan.records import RecordPlan
 from verifier.plan.signature import find_signatures
-from verifier.plan.withheld import read_withheld
+from verifier.plan.withheld import read_withheld, supply
 from verifier.sources.bagit import decode_name
 from verifier.sources.capabilities import OwnLayout, PendingWalk, WalkApart
 from verifier.sources.interface import Layout, Source
@@ -87,6 +87,16 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         parsed=own.parse_manifest(label, data) if reached and own is not None else None,
         name_manifest=len(payload_manifests) > 1,
     )
+    # the files the publisher withholds, named beside the manifest (read once, here), and
+    # those of them --withheld-dir supplies: read from there, as if the archive held them
+    withheld = read_withheld(source, rel, base, first.wanted) if reached else None
+    supplied = None
+    if withheld is not None:
+        if withheld.data:
+            preread[withheld.path] = withheld.data
+        if options.withheld_dir is not None:
+            supplied = supply(source, withheld, base, options)
+            source = supplied or source
     apart = source.capability(WalkApart)
     walking: PendingWalk | None = None
     if (
@@ -121,10 +131,6 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
                 name_manifest=len(layout.tag_manifests) > 1 if tag else True,
             )
         )
-    # the files the publisher withholds, named beside the manifest (read once, here)
-    withheld = read_withheld(source, rel, base, first.wanted) if reached else None
-    if withheld is not None and withheld.data:
-        preread[withheld.path] = withheld.data
     payload_algorithms = {layout.algorithm(m) for m in payload_manifests} - {"sha256"}
     tag_algorithms = {layout.algorithm(m) for m in layout.tag_manifests} - {"sha256"}
     plan = Plan(
@@ -146,6 +152,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         signature_findings=signature_findings,
         signed=data if signatures else b"",
         withheld=withheld,
+        supplied=supplied,
     )
     del data
     if walking is not None:

@@ -52,6 +52,9 @@ class Options:
     trust: Trust = field(default_factory=Trust)
     # Witness logs: the gateway's keys and the checkpoints kept outside the archive.
     witness: WitnessSettings = field(default_factory=WitnessSettings)
+    # A folder holding files the publisher withheld (by their manifest names): read from
+    # there, checked against the digests the manifest committed to.
+    withheld_dir: str | None = None
 
     def worker_count(self, tasks: int | None = None) -> int:
         """The workers to start: ``workers`` as given (the command line or the user's own

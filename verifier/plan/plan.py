@@ -16,7 +16,7 @@ from verifier.plan.records import RecordPlan
 from verifier.plan.task import FileTask
 from verifier.plan.withheld import Withheld
 from verifier.sources.capabilities import PendingWalk, SizeHints, WorkerReads
-from verifier.sources.interface import Kind, Layout
+from verifier.sources.interface import Kind, Layout, Source
 from verifier.values.needs import Wants
 
 if TYPE_CHECKING:
@@ -92,6 +92,9 @@ class Plan:
     #: the withheld list beside the manifest, if the source holds one
     #: (:mod:`verifier.plan.withheld`)
     withheld: Withheld | None = None
+    #: the archive with the withheld files --withheld-dir supplies, which the run reads
+    #: instead of the source it was given (``None``: none supplied)
+    supplied: Source | None = None
     #: the first manifest's scope walk, when another process runs it (with the names it
     #: must not call unlisted): :meth:`finish_walk` takes it, then :attr:`order` is made
     walking: tuple[PendingWalk, frozenset[str]] | None = None

@@ -12,9 +12,11 @@ evaluable. Read once, with the manifest, from the bytes that are hashed.
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from verifier.findings import Finding
 from verifier.json.parse import loads_strict
@@ -125,4 +127,27 @@ def _entries(
     return files, findings
 
 
-__all__ = ["NAME", "Withheld", "read_withheld"]
+def supply(source: Source, withheld: Withheld, base: str, options: Any) -> Source | None:
+    """``source`` with the withheld files it does not hold read from ``--withheld-dir`` (by
+    the names the manifest gives them), or ``None`` when the folder supplies none of them.
+    The folder is read as a folder source (its safety rules: no link followed)."""
+    from verifier.errors import UsageError
+    from verifier.sources import open_source
+    from verifier.sources.supplied import SuppliedSource
+
+    folder_path = options.withheld_dir
+    if not os.path.isdir(folder_path):
+        raise UsageError(f"--withheld-dir {folder_path}: not a folder")
+    folder = open_source(folder_path, limits=options.limits)
+    cut = len(base) + 1 if base else 0
+    names = {}
+    for path in withheld.files:
+        if source.kind(path) is Kind.MISSING and folder.kind(path[cut:]) is Kind.FILE:
+            names[path] = path[cut:]
+    if not names:
+        folder.close()
+        return None
+    return SuppliedSource(source, folder, names)
+
+
+__all__ = ["NAME", "Withheld", "read_withheld", "supply"]
