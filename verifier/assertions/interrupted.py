@@ -28,7 +28,21 @@ from verifier.assertions.interface import (
 )
 from verifier.transcripts import ShapeError, UndetectableShape
 from verifier.transcripts.archive import shape_of
-from verifier.transcripts.pairing import pair
+from verifier.transcripts.pairing import Entry, pair
+
+
+def transcript_entries(ctx: Context, path: str) -> list[Entry]:
+    """The transcript record at ``path`` read into the common model, in the shape its
+    features tell (:func:`~verifier.transcripts.archive.shape_of`); ``EvalError`` when it is
+    no transcript."""
+    document = ctx.document(path)
+    messages = document.get("messages") if isinstance(document, dict) else None
+    if not isinstance(messages, list):
+        raise EvalError(f"{plain(path)} is not a transcript: no 'messages' array")
+    try:
+        return shape_of(messages).entries(messages)
+    except (ShapeError, UndetectableShape) as exc:
+        raise EvalError(f"{plain(path)} is not a transcript: {exc}") from exc
 
 
 class InterruptedToolResult(AssertionKind):
@@ -50,14 +64,7 @@ class InterruptedToolResult(AssertionKind):
     def evaluate(self, spec: dict[str, Any], ctx: Context) -> Outcome:
         marker = param(spec, "marker")
         path = param(spec, "transcript")
-        document = ctx.document(path)
-        messages = document.get("messages") if isinstance(document, dict) else None
-        if not isinstance(messages, list):
-            raise EvalError(f"{plain(path)} is not a transcript: no 'messages' array")
-        try:
-            entries = shape_of(messages).entries(messages)
-        except (ShapeError, UndetectableShape) as exc:
-            raise EvalError(f"{plain(path)} is not a transcript: {exc}") from exc
+        entries = transcript_entries(ctx, path)
         pairing = pair(entries)
         problems = [f"{p.code}: {p.message}" for p in pairing.problems]
         call_id = spec.get("callId")

@@ -38,9 +38,8 @@ from verifier.assertions.interface import (
     plain,
     quote,
 )
+from verifier.assertions.interrupted import transcript_entries
 from verifier.json.parse import loads_strict
-from verifier.transcripts import ShapeError, UndetectableShape
-from verifier.transcripts.archive import shape_of
 from verifier.transcripts.pairing import INTERRUPTED_MARKER, Call, pair
 
 MAX_SHOWN = 5  # problems named in the outcome; the rest counted
@@ -104,14 +103,7 @@ class WitnessedCalls(AssertionKind):
                 f"the chain of {plain(log)} has errors (see its validity findings), so its "
                 "calls cannot be taken as the witness's, in order"
             )
-        document = ctx.document(path)
-        messages = document.get("messages") if isinstance(document, dict) else None
-        if not isinstance(messages, list):
-            raise EvalError(f"{plain(path)} is not a transcript: no 'messages' array")
-        try:
-            entries = shape_of(messages).entries(messages)
-        except (ShapeError, UndetectableShape) as exc:
-            raise EvalError(f"{plain(path)} is not a transcript: {exc}") from exc
+        entries = transcript_entries(ctx, path)
         pairing = pair(entries)
         calls = [p for e in entries for p in e.parts if isinstance(p, Call)]
         ended = {c for c, _ in pairing.ended}
