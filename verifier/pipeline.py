@@ -23,6 +23,7 @@ digest mismatched is still parsed and checked, and both findings are reported).
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -42,6 +43,7 @@ from verifier.plan.locate import DEFAULT_MANIFEST, read_manifest
 from verifier.plan.options import Options, check_options
 from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
+from verifier.plan.withheld import Adopted, adopted
 from verifier.report import Report, merge_inner
 from verifier.sources import Kind, Source, SourceError, open_source
 from verifier.sources.bagit import PAYLOAD, BagSource
@@ -98,26 +100,36 @@ def _run_source(source: Source, root: str, options: Options) -> Run:
     # A bag whose payload is an evidence archive: the bag's manifests, then the archive's
     # own manifest and its signatures (its records are the bag's payload: validity and
     # consistency are the bag run's), the findings marked with their manifest; what is
-    # accepted is chosen once, over both.
+    # accepted is chosen once, over both. The archive is planned first: the files its
+    # withheld list withholds are withheld in the bag's run too (and supplied to it).
     bare = replace(options, ignore=frozenset(), select=None, baseline=None)
-    # --manifest and --signature name the inner manifest's; a trust anchor expects its
-    # signature there (a bag's own manifest is checked against it only if signed)
-    trust = replace(options.trust, signature=None, expected_elsewhere=True)
-    outer = _run_one(source, root, replace(bare, manifest=None, trust=trust))
     subtree, name = inner
-    # one read per file: the archive's files are checked against its manifest with the
-    # digests of the bytes the bag's manifests were checked against
-    known = _payload_digests(outer.report, subtree.prefix)
-    archive = _run_one(
-        subtree,
-        root,
-        replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name),
-        known,
-    )
+    within = replace(bare, stages=frozenset({"integrity"}), progress=None, manifest=name)
+    plan = build_plan(subtree, root, within)
+    try:
+        adopt = adopted(plan.withheld, plan.manifests[0], subtree.prefix) if plan.reached else None
+        # --manifest and --signature name the inner manifest's; a trust anchor expects its
+        # signature there (a bag's own manifest is checked against it only if signed)
+        trust = replace(options.trust, signature=None, expected_elsewhere=True)
+        outer = _run_one(source, root, replace(bare, manifest=None, trust=trust), adopt=adopt)
+        # one read per file: the archive's files are checked against its manifest with the
+        # digests of the bytes the bag's manifests were checked against
+        known = _payload_digests(outer.report, subtree.prefix)
+        archive = _run_plan(plan.supplied or subtree, root, within, plan, known)
+    finally:
+        plan.close_walk()
+        if plan.supplied is not None:
+            plan.supplied.close()
     inner_report = archive.report
-    read = known.get(name)
-    if read is not None and read[0] != archive.manifest_sha256:
-        inner_report = _manifest_changed(inner_report, name)
+    # the archive's manifest and withheld list were read twice: as payload files of the bag,
+    # then as the archive's (the withheld list only when it was readable)
+    twice = {name: archive.manifest_sha256}
+    if plan.withheld is not None and plan.withheld.data:
+        twice[plan.withheld.path] = hashlib.sha256(plan.withheld.data).hexdigest()
+    for path, digest in twice.items():
+        read = known.get(path)
+        if read is not None and read[0] != digest:
+            inner_report = _manifest_changed(inner_report, path)
     outer.report = _accept(merge_inner(outer.report, inner_report, subtree.prefix), options)
     outer.executors += archive.executors
     return outer
@@ -134,16 +146,16 @@ def _payload_digests(report: Report, prefix: str) -> dict[str, tuple[str, int]]:
 
 
 def _manifest_changed(report: Report, name: str) -> Report:
-    """``report`` with a ``manifest.changed`` finding: the archive's manifest was read twice
-    (as a payload file of the bag, then as the archive's manifest) and the two reads differ."""
+    """``report`` with a ``manifest.changed`` finding: the archive's manifest (or withheld
+    list) was read twice (as a payload file of the bag, then as the archive's) and the two
+    reads differ."""
     from verifier.findings import Finding
 
     finding = Finding(
         "manifest.changed",
         name,
-        "The archive's manifest changed while the bag was read: the bag's manifests were "
-        "checked against other bytes than the archive's files were; check the bag again "
-        "once nothing writes to it.",
+        "Changed while the bag was read: the bag's manifests were checked against other "
+        "bytes than the archive's run read; check the bag again once nothing writes to it.",
     )
     integrity = replace(report.integrity, findings=[*report.integrity.findings, finding])
     return replace(report, integrity=integrity)
@@ -171,15 +183,13 @@ def _accept(report: Report, options: Options) -> Report:
     return report
 
 
-def _run_one(
-    source: Source, root: str, options: Options, known: dict[str, tuple[str, int]] | None = None
-) -> Run:
+def _run_one(source: Source, root: str, options: Options, adopt: Adopted | None = None) -> Run:
     # 1. plan: the manifests, their scope, the files in order
     announce(options.progress, "manifest")
-    plan = build_plan(source, root, options)
+    plan = build_plan(source, root, options, adopt)
     try:
         # (with the files --withheld-dir supplies read from there, as if the archive held them)
-        return _run_plan(plan.supplied or source, root, options, plan, known)
+        return _run_plan(plan.supplied or source, root, options, plan)
     finally:
         plan.close_walk()  # (taken by then, unless the run ended early)
         if plan.supplied is not None:

@@ -450,7 +450,9 @@ class Report:
 
     @property
     def summary_line(self) -> str:
-        return f"{len(self.assertions)} assertions over {self.manifested_files} manifested files"
+        line = f"{len(self.assertions)} assertions over {self.manifested_files} manifested files"
+        withheld = sum(1 for f in self.files if f.status == "withheld")
+        return f"{line} ({withheld} of them withheld)" if withheld else line
 
     def flat_findings(self) -> list[dict[str, Any]]:
         """Every finding of every stage in one list, each naming its stage (the stages' order,
@@ -540,6 +542,10 @@ def merge_inner(report: Report, inner: Report, folder: str) -> Report:
             for f in outer.findings
         ]
         seen = {(f.code, f.path) for f in findings if f.code.startswith("source.")}
+        # the bag's run judged the files the archive lists and withholds against the
+        # archive's manifest (to judge their records): the archive's run reports them
+        again = {(f.code, under(f.path)) for f in stage.findings}
+        findings = [f for f in findings if f.manifest != label or (f.code, f.path) not in again]
         for f in stage.findings:
             if not f.code.startswith("source."):
                 findings.append(moved(f))

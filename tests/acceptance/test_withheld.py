@@ -1,6 +1,7 @@
 """Withheld files: ``withheld.json`` beside the manifest names listed files the publisher does
 not publish. Absent, each is reported as withheld (never missing, never verified) in the JSON
-report, the text view and the table, through a folder, a zip, a tarball and a git commit; an
+report, the text view and the table, through a folder, a zip, a tarball, a git commit and a
+BagIt bag whose payload is the archive (withheld before bagging, or after); an
 assertion that needs one is ``assertion.withheld``, blocked by it; a list the manifest does not
 bind, an entry the manifest does not list, a malformed list and a withheld file that is there
 after all are findings of their own."""
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.archives import git_repo, need_git, tar_tree, zip_tree
-from tests.conftest import copy_bundled
+from tests.conftest import REPO, copy_bundled, require_module
 
 README = "evidence/README.md"  # read by no assertion
 TRANSCRIPT = "evidence/e1-local-crash/runner-result.json"  # read by assertions and the table
@@ -85,11 +86,32 @@ def test_an_assertion_that_needs_a_withheld_file_is_not_evaluable(tmp_path: Path
     assert all(any("withheld" in p for p in c["problems"]) for c in cells)
 
 
-@pytest.mark.parametrize("kind", ["zip", "tar", "git"])
+def bagged(root: Path, *checksums: str) -> Path:
+    """``root`` made a BagIt bag in place (its files moved to ``data/``)."""
+    bagit: Any = require_module("bagit", "bagit-python (the BagIt maker) is not installed")
+    bagit.make_bag(str(root), checksums=list(checksums or ["sha256"]))
+    return root
+
+
+def in_bag(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The findings' codes and paths of a bag's report, as the archive in it names them."""
+    return sorted((c, p.removeprefix("data/")) for c, p in codes(data))
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar", "git", "bag"])
 def test_every_source_kind_reports_it_the_same(tmp_path: Path, kind: str) -> None:
     root = copy_bundled(tmp_path / "a")
     withhold(root, README, TRANSCRIPT)
     folder = report(root)
+    if kind == "bag":  # withheld, then bagged: the bag's manifests list what it holds
+        packed = report(bagged(root))
+        assert packed[0] == folder[0] == 1
+        assert in_bag(packed[1]) == codes(folder[1])
+        statuses = {f["path"]: f["status"] for f in packed[1]["files"]}
+        assert statuses["data/" + README] == statuses["data/" + TRANSCRIPT] == "withheld"
+        against = {f["manifest"] for f in packed[1]["findings"] if f["code"] == "manifest.withheld"}
+        assert against == {"data/manifest.sha256"}  # (the bag's manifests do not list them)
+        return
     if kind == "zip":
         packed = report(zip_tree(root, tmp_path / "a.zip"))
     elif kind == "tar":
@@ -157,3 +179,102 @@ def test_given_later_a_withheld_file_is_checked_and_judged(tmp_path: Path) -> No
     code, data = report(root, "--withheld-dir", str(given))
     assert code == 1 and ("manifest.mismatch", TRANSCRIPT) in codes(data)
     assert cli("check", str(root), "--withheld-dir", str(tmp_path / "none")).returncode == 2
+
+
+def test_a_bag_of_the_archive_given_the_withheld_file_later(tmp_path: Path) -> None:
+    """--withheld-dir with a bag whose payload is the archive: the file is read from there,
+    checked against the archive's manifest and judged by every stage; the bag's own rules
+    (its manifests, its Payload-Oxum) are over the files it holds; a changed copy is a
+    mismatch against the archive's manifest, reported once."""
+    import shutil
+
+    root = copy_bundled(tmp_path / "a")
+    given = tmp_path / "given"
+    (given / Path(TRANSCRIPT).parent).mkdir(parents=True)
+    shutil.copy2(root / TRANSCRIPT, given / TRANSCRIPT)
+    withhold(root, TRANSCRIPT)
+    bagged(root, "sha256", "sha512")
+    code, data = report(root, "--withheld-dir", str(given))
+    assert code == 0, codes(data)
+    assert in_bag(data) == [("withheld.supplied", TRANSCRIPT)]
+    assert next(f for f in data["files"] if f["path"] == "data/" + TRANSCRIPT)["status"] == "ok"
+    counts = {m["manifest"]: m["counts"] for s in data["stages"] for m in s.get("manifests", [])}
+    assert counts["data/manifest.sha256"]["ok"] == counts["data/manifest.sha256"]["listed"]
+    assert counts["manifest-sha256.txt"]["listed"] == counts["manifest-sha256.txt"]["ok"]
+    (given / TRANSCRIPT).write_bytes((given / TRANSCRIPT).read_bytes() + b" ")
+    code, data = report(root, "--withheld-dir", str(given))
+    assert code == 1
+    mismatch = [f for f in data["findings"] if f["code"] == "manifest.mismatch"]
+    assert [(f["path"], f["manifest"]) for f in mismatch] == [
+        ("data/" + TRANSCRIPT, "data/manifest.sha256")
+    ]
+    assert not any(
+        f["code"] in ("manifest.unlisted", "bag.oxum-mismatch") for f in data["findings"]
+    )
+
+
+def test_a_bag_that_lists_a_file_the_archive_withholds(tmp_path: Path) -> None:
+    """Bagged, then withheld: every payload manifest of the bag lists the file; each reports
+    it withheld (its list is in the payload the bag binds), never missing; the bag's
+    Payload-Oxum no longer holds, and says why."""
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, README, drop=False)
+    bagged(root, "sha256", "sha512")
+    (root / "data" / README).unlink()
+    code, data = report(root)
+    assert code == 1
+    found = [(f["code"], f["path"]) for f in data["findings"]]
+    assert ("manifest.missing", "data/" + README) not in found
+    assert found.count(("manifest.withheld", "data/" + README)) == 3  # 2 bag manifests, 1 ours
+    oxum = [f["message"] for f in data["findings"] if f["code"] == "bag.oxum-mismatch"]
+    assert len(oxum) == 1 and "1 withheld" in oxum[0]
+
+
+def test_every_view_shows_a_withheld_file_as_withheld(tmp_path: Path) -> None:
+    """Every member of every report registry (the check formats, the rich view, the table's
+    formats, coverage's), rendered on an archive with a withheld record: each says withheld,
+    none says missing; the in-toto statement names the file by its committed digest,
+    unverified, never as a subject."""
+    import io
+
+    from rich.console import Console
+
+    from verifier import verify
+    from verifier.views.check import CHECK
+    from verifier.views.check.rich_view import show
+    from verifier.views.coverage import COVERAGE
+    from verifier.views.table import TABLE
+
+    root = copy_bundled(tmp_path / "a")
+    withhold(root, TRANSCRIPT)
+    outputs: dict[str, str] = {}
+    for name in CHECK:
+        outputs[f"check {name}"] = cli("check", str(root), "--format", name).stdout
+    for name in TABLE:
+        outputs[f"table {name}"] = cli("table", str(root), "--format", name).stdout
+    for name in COVERAGE:
+        outputs[f"coverage {name}"] = cli("coverage", str(root), "--format", name).stdout
+    out = io.StringIO()
+    show(verify(root), Console(file=out, width=300, force_terminal=False))
+    outputs["check rich"] = out.getvalue()
+    assert len(outputs) == len(CHECK) + len(TABLE) + len(COVERAGE) + 1
+    # (SARIF carries every rule the tool has, manifest.missing among them: its results say it)
+    outputs["check sarif"] = json.dumps(json.loads(outputs["check sarif"])["runs"][0]["results"])
+    for name, text in outputs.items():
+        assert text and ("withheld" in text or "withholds" in text), name
+        assert "manifest.missing" not in text and "missing from the archive" not in text, name
+    statement = json.loads(outputs["check in-toto"])
+    assert TRANSCRIPT not in {s["name"] for s in statement["subject"]}
+    held = [
+        c
+        for c in statement["predicate"]["configuration"]
+        if c["annotations"].get("role") == "withheld-file"
+    ]
+    committed = hashlib.sha256((REPO / TRANSCRIPT).read_bytes()).hexdigest()
+    assert held == [
+        {
+            "name": TRANSCRIPT,
+            "digest": {"sha256": committed},
+            "annotations": {"role": "withheld-file", "verified": False},
+        }
+    ]

@@ -323,13 +323,19 @@ def measure(
             )
             continue
         if entry.path not in parsed:
-            why = "it could not be read or parsed as JSON"
+            withheld = entry.status == "withheld"
+            why = (
+                "the publisher withholds it: the archive does not hold its content"
+                if withheld
+                else "it could not be read or parsed as JSON"
+            )
+            then = "give it with --withheld-dir" if withheld else "fix what check reports for it"
             out.not_audited.append((entry.path, why))
             out.findings.append(
                 Finding(
                     "coverage.unread",
                     entry.path,
-                    f"This record was not audited: {why}; fix what check reports for it.",
+                    f"This record was not audited: {why}; {then}.",
                 )
             )
             continue

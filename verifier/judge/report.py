@@ -47,6 +47,9 @@ def judge_first(plan: Plan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome
         return _judge(plan.manifests[0], facts, seen)
     out = _judge(plan.manifests[0], facts, seen, withheld.files)
     findings = out.stage.findings
+    if withheld.adopted:  # (the archive's run reports on its list)
+        _apart(out, plan.adopted, plan.adopted_manifest)
+        return out
     findings.extend(withheld.findings)
     supplied = getattr(plan.supplied, "names", {})
     for entry in out.files:
@@ -69,6 +72,29 @@ def judge_first(plan: Plan, facts: Facts, seen: SourceFacts) -> IntegrityOutcome
                 )
             )
     return out
+
+
+def _apart(out: IntegrityOutcome, adopted: frozenset[str], manifest: str) -> None:
+    """The bag's judgement of the files it does not list that the archive in its payload
+    lists and withholds: their findings are against the archive's manifest (kept for the
+    records' judgement until the archive's own run reports them), not counted as the bag's."""
+    if not adopted:
+        return
+    stage = out.stage
+    stage.findings[:] = [
+        replace(f, manifest=manifest, line=None, at=None) if f.path in adopted else f
+        for f in stage.findings
+    ]
+    counts = stage.counts
+    for entry in out.files:
+        if entry.path in adopted:
+            counts["listed"] -= 1
+            counts["ok"] -= entry.status == "ok"
+            counts["bytes"] -= entry.size or 0
+            if entry.status == "withheld":
+                counts["withheld"] -= 1
+    if counts.get("withheld") == 0:
+        del counts["withheld"]
 
 
 def _judge(
@@ -148,8 +174,9 @@ def judge_integrity(
         first.stage.note = (
             f"The manifest {plan.label} was not reached: the source was not read to its end."
         )
+    withheld = plan.withheld.files if plan.withheld is not None else None
     for manifest in plan.manifests[1 : plan.payload_count]:
-        _merge(first, _judge(manifest, facts, seen))
+        _merge(first, _judge(manifest, facts, seen, withheld))
     if not seen.every_manifest:  # (BagIt before 1.0: in at least one payload manifest)
         _all_listed(first)
     for manifest in plan.manifests[plan.payload_count :]:
@@ -161,7 +188,9 @@ def judge_integrity(
         if note is not None:
             old = first.stage.note
             first.stage.note = f"{old} {note}" if old else note
-    first.stage.findings.extend(seen.check_layout(first.files))
+    adopted = plan.adopted  # (the bag's layout rules are over the files it lists)
+    layout_files = [f for f in first.files if f.path not in adopted] if adopted else first.files
+    first.stage.findings.extend(seen.check_layout(layout_files))
     # a finding about the source as a whole (damage before its first entry) names the source
     # as given, so that no view shows an empty path (SourceFacts)
     first.stage.findings.extend(seen.findings)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from verifier.manifest import Entry, ParsedManifest
 from verifier.plan.entries import parse_entries, plan_manifest, take_walk, walk_starts
 from verifier.plan.locate import base_folder, find_manifest, read_member
 from verifier.plan.phases import announce
 from verifier.plan.plan import Plan
 from verifier.plan.records import RecordPlan
 from verifier.plan.signature import find_signatures
-from verifier.plan.withheld import read_withheld, supply
+from verifier.plan.withheld import Adopted, read_withheld, supply
 from verifier.sources.bagit import decode_name
 from verifier.sources.capabilities import OwnLayout, PendingWalk, WalkApart
 from verifier.sources.interface import Layout, Source
@@ -33,7 +34,11 @@ if TYPE_CHECKING:
 WALK_APART_MIN = 20_000
 
 
-def build_plan(source: Source, root: str, options: Options) -> Plan:
+def build_plan(source: Source, root: str, options: Options, adopt: Adopted | None = None) -> Plan:
+    """The plan. ``adopt``: the withheld list of the evidence archive a bag's payload holds
+    (the bag's run judges the payload's records): its files are withheld here too, and those
+    the bag's manifest does not list are planned as the archive's manifest lists them
+    (:attr:`Plan.adopted`), so that --withheld-dir supplies them to every stage."""
     own = source.capability(OwnLayout)  # none: one sha256sum manifest, the default layout
     layout = own.layout() if own is not None else Layout()
     base = base_folder(source, options)
@@ -73,6 +78,7 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
     else:
         scope = [layout.payload] if layout.payload else None
     decode = decode_name if layout.percent_encoded_names else None
+    extra: set[str] = set()  # the adopted files the bag's manifest does not list
     payload_manifests = (layout.manifest, *layout.payload_manifests) if reached else ()
     announce(options.progress, "walk")  # the manifest's scope, walked as it is planned
     first = parse_entries(
@@ -84,18 +90,23 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         allow_empty=layout.payload is not None or not reached,
         decode_name=decode,
         algorithm=layout.algorithm(layout.manifest),
-        parsed=own.parse_manifest(label, data) if reached and own is not None else None,
+        parsed=_adopting(own.parse_manifest(label, data), adopt, layout, extra)
+        if reached and own is not None
+        else None,
         name_manifest=len(payload_manifests) > 1,
     )
     # the files the publisher withholds, named beside the manifest (read once, here), and
     # those of them --withheld-dir supplies: read from there, as if the archive held them
     withheld = read_withheld(source, rel, base, first.wanted) if reached else None
     supplied = None
+    given = base
+    if withheld is None and adopt is not None and reached:
+        withheld, given = adopt.withheld, adopt.base
     if withheld is not None:
         if withheld.data:
             preread[withheld.path] = withheld.data
         if options.withheld_dir is not None:
-            supplied = supply(source, withheld, base, options)
+            supplied = supply(source, withheld, given, options)
             source = supplied or source
     apart = source.capability(WalkApart)
     walking: PendingWalk | None = None
@@ -129,6 +140,9 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
                 algorithm=layout.algorithm(other),
                 parsed=own.parse_manifest(other, more) if own is not None else None,
                 name_manifest=len(layout.tag_manifests) > 1 if tag else True,
+                # (the adopted files: supplied, the walk meets them; no manifest of the bag
+                # lists them)
+                ignore=frozenset() if tag else frozenset(extra),
             )
         )
     payload_algorithms = {layout.algorithm(m) for m in payload_manifests} - {"sha256"}
@@ -153,6 +167,8 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
         signed=data if signatures else b"",
         withheld=withheld,
         supplied=supplied,
+        adopted=frozenset(extra),
+        adopted_manifest=adopt.manifest if adopt is not None else "",
     )
     del data
     if walking is not None:
@@ -160,3 +176,29 @@ def build_plan(source: Source, root: str, options: Options) -> Plan:
     else:
         plan.put_in_order()
     return plan
+
+
+def _adopting(
+    parsed: ParsedManifest | None, adopt: Adopted | None, layout: Layout, extra: set[str]
+) -> ParsedManifest | None:
+    """A bag's payload manifest with the adopted withheld files it does not list added, as
+    the archive's manifest lists them (their paths put in ``extra``); unchanged when there are
+    none, or when the bag's manifest uses another algorithm than the archive's."""
+    if parsed is None or adopt is None or layout.algorithm(layout.manifest) != adopt.algorithm:
+        return parsed
+    decode = decode_name if layout.percent_encoded_names else None
+    names = {decode(e.name) if decode else e.name for e in parsed.entries}
+    line = max((e.line for e in parsed.entries), default=0)
+    more = []
+    for path in sorted(adopt.withheld.files):
+        if path not in names:
+            extra.add(path)
+            line += 1
+            written = _encoded(path) if decode else path
+            more.append(Entry(line, written, adopt.digests[path], False))
+    return ParsedManifest((*parsed.entries, *more), parsed.malformed) if more else parsed
+
+
+def _encoded(name: str) -> str:
+    """A name as RFC 8493 writes it in a manifest (``%``, CR and LF percent-encoded)."""
+    return name.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

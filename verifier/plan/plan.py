@@ -95,6 +95,11 @@ class Plan:
     #: the archive with the withheld files --withheld-dir supplies, which the run reads
     #: instead of the source it was given (``None``: none supplied)
     supplied: Source | None = None
+    #: files the bag's manifest does not list that the archive in its payload lists and
+    #: withholds (:func:`~verifier.plan.build.build_plan`'s ``adopt``): the archive's run
+    #: reports them, against its manifest
+    adopted: frozenset[str] = frozenset()
+    adopted_manifest: str = ""  # the archive's manifest, by its path in the bag
     #: the first manifest's scope walk, when another process runs it (with the names it
     #: must not call unlisted): :meth:`finish_walk` takes it, then :attr:`order` is made
     walking: tuple[PendingWalk, frozenset[str]] | None = None

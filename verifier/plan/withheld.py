@@ -20,6 +20,7 @@ from typing import Any
 
 from verifier.findings import Finding
 from verifier.json.parse import loads_strict
+from verifier.plan.entries import ManifestPlan
 from verifier.sources.interface import Kind, Source
 
 NAME = "withheld.json"
@@ -37,6 +38,9 @@ class Withheld:
     data: bytes = field(repr=False)
     files: Mapping[str, str]
     findings: tuple[Finding, ...]
+    #: the list of the archive in a bag's payload, for the bag's run (:class:`Adopted`): the
+    #: archive's run reports on the list and its entries, against its manifest
+    adopted: bool = False
 
 
 def _shown(text: str) -> str:
@@ -127,6 +131,33 @@ def _entries(
     return files, findings
 
 
+@dataclass(frozen=True, slots=True)
+class Adopted:
+    """The withheld list of the evidence archive that a bag's payload holds, for the bag's
+    own run (whose records are the payload's): ``withheld`` with its paths in the bag,
+    ``digests`` what the archive's manifest commits each to (in ``algorithm``), ``base``
+    the payload folder the archive's names are relative to."""
+
+    withheld: Withheld
+    digests: Mapping[str, str]
+    algorithm: str
+    base: str
+    manifest: str  # the archive's manifest, by its path in the bag
+
+
+def adopted(withheld: Withheld | None, manifest: ManifestPlan, prefix: str) -> Adopted | None:
+    """The honored entries of an archive's withheld list (``manifest``: the archive's, its
+    paths in the archive) as the bag holding the archive under ``prefix`` names them."""
+    if withheld is None or not withheld.files:
+        return None
+    files = {prefix + path: reason for path, reason in withheld.files.items()}
+    listed = manifest.wanted
+    digests = {prefix + path: listed[path] for path in withheld.files}
+    moved = Withheld(prefix + withheld.path, b"", files, (), adopted=True)
+    label = prefix + (manifest.rel or manifest.label)
+    return Adopted(moved, digests, manifest.algorithm, prefix.rstrip("/"), label)
+
+
 def supply(source: Source, withheld: Withheld, base: str, options: Any) -> Source | None:
     """``source`` with the withheld files it does not hold read from ``--withheld-dir`` (by
     the names the manifest gives them), or ``None`` when the folder supplies none of them.
@@ -150,4 +181,4 @@ def supply(source: Source, withheld: Withheld, base: str, options: Any) -> Sourc
     return SuppliedSource(source, folder, names)
 
 
-__all__ = ["NAME", "Withheld", "read_withheld", "supply"]
+__all__ = ["NAME", "Adopted", "Withheld", "adopted", "read_withheld", "supply"]

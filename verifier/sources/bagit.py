@@ -596,12 +596,15 @@ def _check_oxum(oxum: str, files: list[FileEntry], info_name: str = BAG_INFO) ->
     if (octets, count) == (found_octets, len(payload)):
         return []
     holes = sum(1 for f in files if f.status == "not-fetched")
+    held = sum(1 for f in files if f.status == "withheld")
+    why = [f"{holes} named in fetch.txt not fetched"] if holes else []
+    why += [f"{held} withheld by the archive's withheld list"] if held else []
     return [
         Finding(
             "bag.oxum-mismatch",
             info_name,
             f"Payload-Oxum says {count} files and {octets} bytes; the payload has "
             f"{len(payload)} files and {found_octets} bytes"
-            + (f" ({holes} named in fetch.txt not fetched)." if holes else "."),
+            + (f" ({', '.join(why)})." if why else "."),
         )
     ]

@@ -20,7 +20,8 @@ them), was skipped or has warnings (those stages in ``warnedTests``), else ``PAS
 Nothing accepted is dropped: ``configuration`` holds the acceptance (the options and counts)
 and one entry per accepted finding (role ``accepted-finding``): the file it is about, by its
 SHA-256 when the run read it, with its code, stage, severity, pointer, message and why
-(``acceptedBy``).
+(``acceptedBy``). A file the publisher withholds is one entry (role ``withheld-file``), by the
+digest its manifest commits to, ``verified: false``: never a subject, never verified.
 """
 
 from __future__ import annotations
@@ -97,6 +98,23 @@ def _accepted(report: Report) -> list[dict[str, Any]]:
     return out
 
 
+def _withheld(report: Report) -> list[dict[str, Any]]:
+    """Each file the publisher withholds (role ``withheld-file``): by the digest its manifest
+    commits to, which nothing checked (``verified: false``)."""
+    out: list[dict[str, Any]] = []
+    for f in report.files:
+        if f.status != "withheld":
+            continue
+        entry: dict[str, Any] = {"name": f.path}
+        if f.expected is not None and f.algorithm is not None:
+            entry["digest"] = {f.algorithm: f.expected}
+        else:
+            entry["uri"] = "file:" + quote(f.path, safe="/-._~")
+        entry["annotations"] = {"role": "withheld-file", "verified": False}
+        out.append(entry)
+    return out
+
+
 def statement(report: Report, fail_on: Severity) -> dict[str, Any]:
     """The statement as data."""
     passed, warned, failed = _tests(report, fail_on)
@@ -141,6 +159,7 @@ def statement(report: Report, fail_on: Severity) -> dict[str, Any]:
             {"name": check.name, "uri": f"file:{check.name}", "annotations": annotations}
         )
     configuration += _accepted(report)
+    configuration += _withheld(report)
     return {
         "_type": STATEMENT,
         "subject": subjects(report),
