@@ -49,6 +49,11 @@ def report(target: Path | str, *more: str) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(proc.stdout)
 
 
+def checked(*args: str) -> tuple[int, dict[str, Any]]:
+    proc = cli("check", *args, "--format", "json")
+    return proc.returncode, json.loads(proc.stdout)
+
+
 def codes(data: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted((f["code"], f["path"]) for f in data["findings"])
 
@@ -98,33 +103,48 @@ def in_bag(data: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted((c, p.removeprefix("data/")) for c, p in codes(data))
 
 
-@pytest.mark.parametrize("kind", ["zip", "tar", "git", "bag"])
+@pytest.mark.parametrize("kind", ["zip", "tar", "git", "bag", "zipped bag"])
 def test_every_source_kind_reports_it_the_same(tmp_path: Path, kind: str) -> None:
+    """Each source kind (and a bag, as a folder and zipped): the same findings as the folder,
+    the files withheld; given later with --withheld-dir, both are read and the run passes."""
+    import shutil
+
     root = copy_bundled(tmp_path / "a")
+    given = tmp_path / "given"
+    for name in (README, TRANSCRIPT):
+        (given / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / name, given / name)
     withhold(root, README, TRANSCRIPT)
     folder = report(root)
-    if kind == "bag":  # withheld, then bagged: the bag's manifests list what it holds
-        packed = report(bagged(root))
-        assert packed[0] == folder[0] == 1
-        assert in_bag(packed[1]) == codes(folder[1])
-        statuses = {f["path"]: f["status"] for f in packed[1]["files"]}
-        assert statuses["data/" + README] == statuses["data/" + TRANSCRIPT] == "withheld"
-        against = {f["manifest"] for f in packed[1]["findings"] if f["code"] == "manifest.withheld"}
-        assert against == {"data/manifest.sha256"}  # (the bag's manifests do not list them)
-        return
+    target: list[str] = [str(root)]
     if kind == "zip":
-        packed = report(zip_tree(root, tmp_path / "a.zip"))
+        target = [str(zip_tree(root, tmp_path / "a.zip"))]
     elif kind == "tar":
-        packed = report(tar_tree(root, tmp_path / "a.tar.gz"))
-    else:
+        target = [str(tar_tree(root, tmp_path / "a.tar.gz"))]
+    elif kind == "git":
         need_git()
         git_repo(root)  # (one commit of everything)
-        proc = cli("check", "--git", str(root), "--format", "json")
-        packed = proc.returncode, json.loads(proc.stdout)
+        target = ["--git", str(root)]
+    elif kind == "bag":  # withheld, then bagged: the bag's manifests list what it holds
+        bagged(root)
+    else:
+        target = [str(zip_tree(bagged(root), tmp_path / "bag.zip"))]
+    packed = checked(*target)
+    prefix = "data/" if "bag" in kind else ""
     assert folder[0] == packed[0] == 1
-    assert codes(folder[1]) == codes(packed[1])
+    assert (in_bag(packed[1]) if prefix else codes(packed[1])) == codes(folder[1])
     statuses = {f["path"]: f["status"] for f in packed[1]["files"]}
-    assert statuses[README] == statuses[TRANSCRIPT] == "withheld"
+    assert statuses[prefix + README] == statuses[prefix + TRANSCRIPT] == "withheld"
+    if prefix:  # (the bag's manifests do not list them: the archive's manifest does)
+        found = packed[1]["findings"]
+        against = {f["manifest"] for f in found if f["code"] == "manifest.withheld"}
+        assert against == {"data/manifest.sha256"}
+    code, data = checked(*target, "--withheld-dir", str(given))
+    assert code == 0, codes(data)
+    supplied = sorted(p.removeprefix(prefix) for c, p in codes(data) if c == "withheld.supplied")
+    assert supplied == sorted([README, TRANSCRIPT])
+    statuses = {f["path"]: f["status"] for f in data["files"]}
+    assert statuses[prefix + README] == statuses[prefix + TRANSCRIPT] == "ok"
 
 
 def test_an_unbound_list_is_not_honored(tmp_path: Path) -> None:
