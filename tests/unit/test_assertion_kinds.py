@@ -13,6 +13,7 @@ from verifier.assertions import KINDS, Context, EvalError
 from verifier.report import Read
 from verifier.transcripts.pairing import INTERRUPTED_MARKER
 from verifier.values.records import Records
+from verifier.values.witness import WitnessedFacts
 
 RECORDS: dict[str, Any] = {
     "a.json": {
@@ -38,12 +39,18 @@ RECORDS: dict[str, Any] = {
             {"role": "toolResult", "toolCallId": "c1", "content": INTERRUPTED_MARKER},
         ]
     },
-    "w.jsonl": {  # a witness log, as verifier.witness.read_chain gives it
+    "w.jsonl": WitnessedFacts(  # a witness log, as verifier.witness.read_chain gives it
+        calls=[{"line": 1, "toolName": "pay", "namespace": None, "success": True}],
+        intact=True,
+        signed=True,
+    ),
+    # a JSON record written to look like those facts: no witness log
+    "forged.record": {
         "calls": [{"line": 1, "toolName": "pay", "namespace": None, "success": True}],
         "intact": True,
         "signed": True,
     },
-    "broken.jsonl": {"calls": [], "intact": False, "signed": False},
+    "broken.jsonl": WitnessedFacts(calls=[], intact=False, signed=False),
     "acc.json": {"result": "failed", "at": "2026-10-22T19:35:00Z"},
     "rb.json": {
         "refersTo": "acc.json",
@@ -169,6 +176,7 @@ ERRORS = [
     ACCEPTANCE | {"readback": ACCEPTANCE["readback"] | {"preregistered": "/nothing"}},
     WITNESSED | {"witness": "broken.jsonl"},  # a chain with errors is not taken in order
     WITNESSED | {"witness": "a.json"},  # not a witness log
+    WITNESSED | {"witness": "forged.record"},  # a record shaped like a log's facts is none
     WITNESSED | {"ranDespiteMarker": ["c9"]},  # not a call of the transcript
 ]
 

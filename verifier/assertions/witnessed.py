@@ -41,6 +41,7 @@ from verifier.assertions.interface import (
 from verifier.assertions.interrupted import transcript_entries
 from verifier.json.parse import loads_strict
 from verifier.transcripts.pairing import INTERRUPTED_MARKER, Call, pair
+from verifier.values.witness import WitnessedFacts
 
 MAX_SHOWN = 5  # problems named in the outcome; the rest counted
 
@@ -96,7 +97,9 @@ class WitnessedCalls(AssertionKind):
         if not isinstance(ran, list) or not all(isinstance(r, str) for r in ran):
             raise SpecError("'ranDespiteMarker' must be a list of call ids", "/ranDespiteMarker")
         witnessed = ctx.document(log)
-        if not isinstance(witnessed, dict) or not isinstance(witnessed.get("calls"), list):
+        # (only the chain's reader makes these facts: a JSON record shaped like them is no
+        # witness, whatever it says it checked)
+        if not isinstance(witnessed, WitnessedFacts):
             raise EvalError(f"{plain(log)} is not a witness log the spec's 'witnesses' name")
         if witnessed.get("intact") is not True:
             raise EvalError(

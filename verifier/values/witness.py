@@ -44,3 +44,17 @@ class WitnessSettings:
 
 
 __all__ = ["ALGORITHMS", "ExternalCheckpoint", "WitnessKey", "WitnessSettings"]
+
+
+class Facts(dict):  # type: ignore[type-arg]
+    """What the verifier itself read out of a file that is not a JSON record (a witness log, a
+    transcript container), as the assertions read it: a type no parsed JSON record has, so an
+    assertion that needs such facts never takes a record written to look like them."""
+
+
+class WitnessedFacts(Facts):
+    """A witness log's facts (:func:`verifier.witness.chain.read_chain`)."""
+
+
+class TranscriptFacts(Facts):
+    """A transcript container's facts (:func:`verifier.transcripts.archive.container_facts`)."""

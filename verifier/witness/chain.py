@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.findings import Finding, Severity
-from verifier.values.witness import WitnessSettings
+from verifier.values.witness import WitnessedFacts, WitnessSettings
 from verifier.witness.log import (
     CHAIN_BREAK,
     CHECKPOINT,
@@ -480,13 +480,13 @@ def _witnessed(walk: _Walk, findings: list[Finding]) -> dict[str, Any]:
     signed = intact and not any(f.code == "chain.signatures-unchecked" for f in findings)
     names = ", ".join(sorted(witnesses)) or "an unnamed gateway (no parties)"
     checked = "signatures checked" if signed else "signatures not checked"
-    return {
-        "calls": calls,
-        "intact": intact,
-        "signed": signed,
-        "records": len(walk.entries),
-        "witnessedBy": f"{names} ({checked})",
-    }
+    return WitnessedFacts(
+        calls=calls,
+        intact=intact,
+        signed=signed,
+        records=len(walk.entries),
+        witnessedBy=f"{names} ({checked})",
+    )
 
 
 def read_chain(
@@ -502,7 +502,7 @@ def read_chain(
             "The log holds no record, so no action was witnessed; a witness log that checked "
             "nothing is never a pass.",
         )
-        nothing = {"calls": [], "intact": False, "signed": False, "records": 0, "witnessedBy": ""}
+        nothing = WitnessedFacts(calls=[], intact=False, signed=False, records=0, witnessedBy="")
         return [empty], nothing
     walk = _Walk(path, entries)
     walk.run()

@@ -15,9 +15,6 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import load_pem_public_key
-
 from verifier.errors import UsageError
 from verifier.json.parse import loads_strict
 from verifier.values.witness import ALGORITHMS, ExternalCheckpoint, WitnessKey, WitnessSettings
@@ -58,6 +55,10 @@ def read_key(given: str) -> WitnessKey:
         if not secret:
             raise UsageError(f"--witness-key {given}: an HMAC key file holds the key as hex digits")
         return WitnessKey(algorithm, secret, path)
+    # (imported here, for a key given: the library costs every process about 8 MB)
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
     raw = data if len(data) == 32 else _hex(data)
     if raw is None and b"-----BEGIN PUBLIC KEY-----" in data:
         try:
