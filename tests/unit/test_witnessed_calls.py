@@ -215,3 +215,20 @@ def test_a_log_read_from_statements_carries_its_content_digest() -> None:
     log = read_chain("w.jsonl", json.dumps(statement).encode() + b"\n")[1]
     assert log["calls"][0]["request"] == digest
     assert judge(pi(("c1", "pay/create", ARGS, "ok", False)), log)[0] == "passed"
+
+
+def test_a_transcript_file_with_more_than_one_active_history_is_not_judged() -> None:
+    """A harness file holding two active histories (read by the transcript reader: facts of a
+    type no record has) cannot be paired with one log: an error, never a pass."""
+    from verifier.values.witness import TranscriptFacts
+
+    gateway = Gateway()
+    gateway.call("pay/create")
+    result = {"content": "ok", "isError": False, "interrupted": False}
+    call: dict[str, Any] = {"id": "c1", "name": "pay/create", "arguments": None, "ended": False}
+    call["result"] = result
+    one = {"name": "a", "shape": "pi", "active": True, "calls": [call]}
+    held = TranscriptFacts(transcripts=[one, {**one, "name": "b"}])
+    assert judge(held, witnessed(gateway))[0] == "error"
+    alone = TranscriptFacts(transcripts=[one])
+    assert judge(alone, witnessed(gateway))[0] == "passed"

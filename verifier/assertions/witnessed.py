@@ -40,16 +40,16 @@ from verifier.assertions.interface import (
 )
 from verifier.assertions.interrupted import transcript_entries
 from verifier.json.parse import loads_strict
-from verifier.transcripts.pairing import INTERRUPTED_MARKER, Call, pair
-from verifier.values.witness import WitnessedFacts
+from verifier.transcripts.archive import call_views
+from verifier.transcripts.pairing import INTERRUPTED_MARKER
+from verifier.values.witness import TranscriptFacts, WitnessedFacts
 
 MAX_SHOWN = 5  # problems named in the outcome; the rest counted
 
 
-def _digests(call: Call, names: Iterable[str]) -> set[str] | str:
-    """The RFC 8785 SHA-256 digests the call's arguments may have been witnessed under, or
+def _digests(arguments: Any, names: Iterable[str]) -> set[str] | str:
+    """The RFC 8785 SHA-256 digests a call's ``arguments`` may have been witnessed under, or
     why there are none."""
-    arguments = call.arguments
     if arguments is None:
         return "the transcript does not hold its arguments"
     if isinstance(arguments, str):  # (OpenAI writes them as JSON text)
@@ -67,9 +67,26 @@ def _digests(call: Call, names: Iterable[str]) -> set[str] | str:
         return "its arguments have no RFC 8785 form (a number beyond 2^53, a lone surrogate)"
 
 
-def _same_tool(call: Call, seen: dict[str, Any]) -> bool:
-    tool, namespace = seen.get("toolName"), seen.get("namespace")
-    return tool == call.name or (isinstance(namespace, str) and tool == f"{namespace}/{call.name}")
+def _same_tool(call: dict[str, Any], seen: dict[str, Any]) -> bool:
+    tool, namespace, name = seen.get("toolName"), seen.get("namespace"), call["name"]
+    return tool == name or (isinstance(namespace, str) and tool == f"{namespace}/{name}")
+
+
+def _transcript_calls(ctx: Context, path: str) -> list[dict[str, Any]]:
+    """The calls of the transcript at ``path``, in order (:func:`call_views`): a transcript
+    record, or a file the spec's ``transcripts`` declare holding one active history."""
+    document = ctx.document(path)
+    if not isinstance(document, TranscriptFacts):
+        return call_views(transcript_entries(ctx, path))
+    active = [t for t in document["transcripts"] if t["active"]]
+    if len(active) != 1:
+        names = ", ".join(quote(str(t["name"])) for t in active[:MAX_SHOWN])
+        raise EvalError(
+            f"{plain(path)} holds {len(active)} active transcripts{f' ({names})' if names else ''}"
+            ": witnessed-calls pairs one history with the witness's log"
+        )
+    calls: list[dict[str, Any]] = active[0]["calls"]
+    return calls
 
 
 class WitnessedCalls(AssertionKind):
@@ -106,12 +123,9 @@ class WitnessedCalls(AssertionKind):
                 f"the chain of {plain(log)} has errors (see its validity findings), so its "
                 "calls cannot be taken as the witness's, in order"
             )
-        entries = transcript_entries(ctx, path)
-        pairing = pair(entries)
-        calls = [p for e in entries for p in e.parts if isinstance(p, Call)]
-        ended = {c for c, _ in pairing.ended}
+        calls = _transcript_calls(ctx, path)
         seen: list[dict[str, Any]] = [c for c in witnessed["calls"] if isinstance(c, dict)]
-        unknown = sorted(set(ran) - {c.id for c in calls})
+        unknown = sorted(set(ran) - {c["id"] for c in calls})
         if unknown:
             raise SpecError(
                 f"'ranDespiteMarker' names {', '.join(map(quote, unknown))}, not a call of "
@@ -122,24 +136,23 @@ class WitnessedCalls(AssertionKind):
         notes: list[str] = []
         compared = 0
         for call, record in zip(calls, seen, strict=False):
-            where = (
-                f"call {quote(call.id)} ({call.name}) and the witness's line {record.get('line')}"
-            )
+            cid, name = call["id"], call["name"]
+            where = f"call {quote(cid)} ({name}) and the witness's line {record.get('line')}"
             if not _same_tool(call, record):
                 problems.append(
                     f"{where} name different tools ({quote(str(record.get('toolName')))})"
                 )
                 continue
-            result = pairing.answers.get(call)
-            interrupted = call in ended or (
-                result is not None and (result.interrupted or result.content == marker)
+            result = call["result"]
+            interrupted = call["ended"] or (
+                result is not None and (result["interrupted"] or result["content"] == marker)
             )
             success = record.get("success") is True
             how = "succeeded" if success else "failed"
             if interrupted:
-                if call.id in ran:
+                if cid in ran:
                     notes.append(
-                        f"call {quote(call.id)} ended in the marker, and the witness saw the "
+                        f"call {quote(cid)} ended in the marker, and the witness saw the "
                         f"tool run and {how}"
                     )
                 else:
@@ -149,10 +162,9 @@ class WitnessedCalls(AssertionKind):
                         "ranDespiteMarker if the archive knows it)"
                     )
                     continue
-            elif call.id in ran:
+            elif cid in ran:
                 problems.append(
-                    f"call {quote(call.id)} is in ranDespiteMarker, but its result is not the "
-                    "marker"
+                    f"call {quote(cid)} is in ranDespiteMarker, but its result is not the marker"
                 )
                 continue
             elif result is None:
@@ -160,16 +172,16 @@ class WitnessedCalls(AssertionKind):
                     f"{where}: the transcript holds no result, the witness saw it {how}"
                 )
                 continue
-            elif result.is_error == success:
-                said = "an error" if result.is_error else "a success"
+            elif result["isError"] == success:
+                said = "an error" if result["isError"] else "a success"
                 problems.append(
                     f"{where}: the transcript's result is {said}, the witness saw it {how}"
                 )
                 continue
             digest = record.get("request")
             if isinstance(digest, str):
-                names = [call.name, str(record.get("toolName"))]
-                given = _digests(call, names)
+                names = [name, str(record.get("toolName"))]
+                given = _digests(call["arguments"], names)
                 if isinstance(given, str):
                     problems.append(f"{where}: the witness holds a request digest, but {given}")
                 elif digest not in given:
@@ -179,14 +191,14 @@ class WitnessedCalls(AssertionKind):
                 else:
                     compared += 1
         for call in calls[len(seen) :]:
-            problems.append(f"call {quote(call.id)} ({call.name}) has no witnessed record")
+            problems.append(f"call {quote(call['id'])} ({call['name']}) has no witnessed record")
         for record in seen[len(calls) :]:
             problems.append(
                 f"the witness saw a call of {quote(str(record.get('toolName')))} (line "
                 f"{record.get('line')}) that the transcript does not hold"
             )
         for call_id in ran:
-            if call_id in {c.id for c in calls[len(seen) :]}:
+            if call_id in {c["id"] for c in calls[len(seen) :]}:
                 problems.append(
                     f"call {quote(call_id)} is in ranDespiteMarker, but the witness has no "
                     "record of it"

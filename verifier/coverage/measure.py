@@ -300,6 +300,7 @@ def measure(
     schemas_prefix = schemas_dir.strip("/") + "/"
     parsed = set(records)
     logs = [Glob(c[0]) for c in containers_in(spec) if c[1] == LOG_SHAPE]
+    held = [Glob(c[0]) for c in containers_in(spec) if c[1] != LOG_SHAPE]
     for entry in sorted(report.files, key=lambda e: e.path):
         if not entry.listed or not entry.path.startswith(prefix):
             continue
@@ -310,6 +311,16 @@ def measure(
                     entry.path,
                     "a witness log: its chain is checked by check's validity stage and its "
                     "calls compared by witnessed-calls, not leaf by leaf",
+                )
+            )
+            continue
+        if any(container.match(inner) for container in held):
+            out.not_audited.append(
+                (
+                    entry.path,
+                    "a transcript file the spec's transcripts declare: its histories are "
+                    "checked by check's validity stage and its calls compared by "
+                    "witnessed-calls, not leaf by leaf",
                 )
             )
             continue

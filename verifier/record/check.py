@@ -16,6 +16,7 @@ from verifier.transcripts.archive import (
     RECORD_KIND,
     check_container_file,
     check_transcript_record,
+    container_facts,
 )
 from verifier.values.extract import extract
 from verifier.values.needs import Extracted, Flat, Wants, flat
@@ -177,15 +178,19 @@ def process_container(
     """A file the spec declares a transcript container (every transcript in it checked, from
     its hashed bytes, whatever its format) or a witness log (its chain checked, and what it
     witnessed read as the record assertions see: ``{"calls": [...], "intact": ...}``, see
-    :func:`verifier.witness.read_chain`); it is not a JSON record, so it has no schema."""
+    :func:`verifier.witness.read_chain`); it is not a JSON record, so it has no schema. A
+    transcript container an assertion reads whole is read for it as
+    :func:`~verifier.transcripts.archive.container_facts` gives it."""
     if shape == LOG_SHAPE:
         found, witnessed = read_chain(path, data, prep.witness)
         extracted = extract(witnessed, wants) if wants else None
         return RecordResult(_NONE, tuple(found) if prep.validate else _NONE, True, 0, extracted)
-    if not prep.validate:
-        return RecordResult(_NONE, _NONE, False, 0, None)
-    found = check_container_file(path, data, shape, leaf)
-    return RecordResult(_NONE, tuple(found), False, 0, None)
+    found = check_container_file(path, data, shape, leaf) if prep.validate else []
+    if not wants:
+        return RecordResult(_NONE, tuple(found), False, 0, None)
+    # an assertion reads it whole (witnessed-calls): its transcripts' calls, as read here
+    facts = container_facts(path, data, shape, leaf)
+    return RecordResult(_NONE, tuple(found), True, 0, extract(facts, wants))
 
 
 _NONE: tuple[Finding, ...] = ()  # one shared empty result: most records have no findings

@@ -24,7 +24,17 @@ from typing import Any
 from verifier.findings import Finding, a_or_an
 from verifier.schema import own as own_schemas
 from verifier.transcripts import AMBIGUOUS, Shape, ShapeError, UndetectableShape, detect
-from verifier.transcripts.pairing import EMPTY, EMPTY_MESSAGE, MALFORMED, Problem, pair
+from verifier.transcripts.pairing import (
+    EMPTY,
+    EMPTY_MESSAGE,
+    MALFORMED,
+    Call,
+    Entry,
+    Pairing,
+    Problem,
+    pair,
+)
+from verifier.values.witness import TranscriptFacts
 
 RECORD_KIND = "transcript"
 #: a record declaring this schema is a harness container (``container`` names its reader)
@@ -146,3 +156,74 @@ def check_transcript_record(path: str, record: Any) -> list[Finding]:
             key=Problem.sort_key,
         )
     ]
+
+
+def call_views(entries: list[Entry], pairing: Pairing | None = None) -> list[dict[str, Any]]:
+    """Each tool call of a history, in order, as plain values: its ``id``, ``name`` and
+    ``arguments`` (``None`` where the shape holds none), whether the harness ended it itself
+    (``ended``), and the ``result`` that answered it (``content``, ``isError``,
+    ``interrupted``: the shape marks it an interruption record) or ``None``."""
+    pairing = pairing if pairing is not None else pair(entries)
+    ended = {call for call, _ in pairing.ended}
+    out: list[dict[str, Any]] = []
+    for entry in entries:
+        for part in entry.parts:
+            if not isinstance(part, Call):
+                continue
+            result = pairing.answers.get(part)
+            out.append(
+                {
+                    "id": part.id,
+                    "name": part.name,
+                    "arguments": part.arguments,
+                    "ended": part in ended,
+                    "result": None
+                    if result is None
+                    else {
+                        "content": result.content,
+                        "isError": result.is_error,
+                        "interrupted": result.interrupted,
+                    },
+                }
+            )
+    return out
+
+
+def container_facts(
+    path: str, data: bytes, shape: str | None = None, leaf: bool = False
+) -> TranscriptFacts:
+    """What a file the spec's ``transcripts`` declare holds, for the assertions that read it
+    whole (``witnessed-calls``): ``{"transcripts": [{"name", "shape", "active", "calls"}]}``,
+    each transcript as the checker reads it (:func:`check_container_file`), its calls as
+    :func:`call_views` gives them; none when it is no transcript (the checker's findings say
+    why)."""
+    from verifier.transcripts.check import CannotRun, Malformed, load
+    from verifier.transcripts.containers.run import check_container, container_of
+
+    transcripts: list[dict[str, Any]] = []
+    try:
+        found = container_of(data, path, shape)
+        if found is not None:
+            for checked in check_container(found, path, leaf).checked:
+                t = checked.transcript
+                transcripts.append(
+                    {
+                        "name": t.name,
+                        "shape": t.shape.name,
+                        "active": t.active,
+                        "calls": call_views(t.entries, checked.pairing),
+                    }
+                )
+        else:
+            loaded = load(data, path, shape)
+            transcripts.append(
+                {
+                    "name": path,
+                    "shape": loaded.shape.name,
+                    "active": True,
+                    "calls": call_views(loaded.entries, loaded.pairing),
+                }
+            )
+    except (CannotRun, Malformed):
+        pass
+    return TranscriptFacts(transcripts=transcripts)
