@@ -212,13 +212,14 @@ def _judged_apart(rules: Any, store: Any) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     names = store.names
+    manifested = frozenset(names)  # (once: made per case, it was quadratic in the records)
     for case in rules.cases:
         places = [
             p for p, r in enumerate(rules.rules) if all(f"{case}/{f}" in names for f in r.files)
         ]
         items = [instance(rules.rules[p].rule, case, rules.rules[p].holes) for p in places]
         pointers = [f"/rules/{rules.rules[p].spec_index}" for p in places]
-        found = evaluate_items(items, pointers, store, frozenset(names), None, SPEC)
+        found = evaluate_items(items, pointers, store, manifested, None, SPEC)
         out[case] = {
             p: (p, r.status.value, r.message, r.flat_reads, r.finding)
             for p, r in zip(places, found, strict=True)
