@@ -201,11 +201,17 @@ def test_given_later_a_withheld_file_is_checked_and_judged(tmp_path: Path) -> No
     assert cli("check", str(root), "--withheld-dir", str(tmp_path / "none")).returncode == 2
 
 
-def test_a_bag_of_the_archive_given_the_withheld_file_later(tmp_path: Path) -> None:
+@pytest.mark.parametrize("checksums", [("sha256", "sha512"), ("sha512",)])
+def test_a_bag_of_the_archive_given_the_withheld_file_later(
+    tmp_path: Path, checksums: tuple[str, ...]
+) -> None:
     """--withheld-dir with a bag whose payload is the archive: the file is read from there,
     checked against the archive's manifest and judged by every stage; the bag's own rules
     (its manifests, its Payload-Oxum) are over the files it holds; a changed copy is a
-    mismatch against the archive's manifest, reported once."""
+    mismatch against the archive's manifest, reported once. The same when the bag's
+    manifests use another algorithm than the archive's (a sha512-only bag): the file is
+    checked by the archive's SHA-256 digest, and withheld, it blocks the assertions that
+    need it, never "not listed"."""
     import shutil
 
     root = copy_bundled(tmp_path / "a")
@@ -213,14 +219,20 @@ def test_a_bag_of_the_archive_given_the_withheld_file_later(tmp_path: Path) -> N
     (given / Path(TRANSCRIPT).parent).mkdir(parents=True)
     shutil.copy2(root / TRANSCRIPT, given / TRANSCRIPT)
     withhold(root, TRANSCRIPT)
-    bagged(root, "sha256", "sha512")
+    bagged(root, *checksums)
+    code, data = report(root)
+    assert code == 1
+    blocked = {c for c, p in in_bag(data) if p == TRANSCRIPT}
+    assert blocked == {"manifest.withheld", "assertion.withheld"}, in_bag(data)
     code, data = report(root, "--withheld-dir", str(given))
     assert code == 0, codes(data)
     assert in_bag(data) == [("withheld.supplied", TRANSCRIPT)]
-    assert next(f for f in data["files"] if f["path"] == "data/" + TRANSCRIPT)["status"] == "ok"
+    entry = next(f for f in data["files"] if f["path"] == "data/" + TRANSCRIPT)
+    assert (entry["status"], entry["algorithm"]) == ("ok", "sha256")
     counts = {m["manifest"]: m["counts"] for s in data["stages"] for m in s.get("manifests", [])}
     assert counts["data/manifest.sha256"]["ok"] == counts["data/manifest.sha256"]["listed"]
-    assert counts["manifest-sha256.txt"]["listed"] == counts["manifest-sha256.txt"]["ok"]
+    bag = f"manifest-{checksums[0]}.txt"
+    assert counts[bag]["listed"] == counts[bag]["ok"]
     (given / TRANSCRIPT).write_bytes((given / TRANSCRIPT).read_bytes() + b" ")
     code, data = report(root, "--withheld-dir", str(given))
     assert code == 1

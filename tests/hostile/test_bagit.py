@@ -80,7 +80,15 @@ def test_a_flipped_byte_fails_every_algorithm(tmp_path: Path, algorithms: tuple[
     (bag / "data/a.txt").write_bytes(b"alphA\n")
     run = run_cli(check(bag), watch=[bag])
     assert_safe(run, rc=1, codes=["manifest.mismatch"])
-    assert len(run.findings("manifest.mismatch")) == len(algorithms)
+    found = run.findings("manifest.mismatch")
+    assert len(found) == len(algorithms)
+    # each names the manifest it is against (none: the report's), by its own algorithm
+    against = {}
+    for f in found:
+        name = f.get("manifest") or run.report()["manifest"]
+        against[name] = f["message"].split(" is ")[0]
+    labels = {"sha256": "SHA-256", "sha512": "SHA-512", "md5": "MD5"}
+    assert against == {f"manifest-{a}.txt": labels[a] for a in algorithms}
 
 
 def test_a_file_one_payload_manifest_lacks_fails(tmp_path: Path) -> None:

@@ -81,6 +81,11 @@ class ReadListed(AbstractSet[str]):
         return len(self._names())
 
 
+def algorithm_label(algorithm: str) -> str:
+    """How findings name an algorithm."""
+    return ALGORITHM_LABELS.get(algorithm, algorithm.upper())
+
+
 def judge_manifest(
     plan: ManifestPlan,
     digests: Mapping[str, Digest],
@@ -98,20 +103,24 @@ def judge_manifest(
     findings = stage.findings
     findings.extend(plan.findings)
     algorithm = plan.algorithm
-    label = ALGORITHM_LABELS.get(algorithm, algorithm.upper())
     in_manifest = plan.label if plan.name_manifest else "the manifest"
     name_manifest = plan.name_manifest
     kinds, wanted, first_line = plan.kinds, plan.wanted, plan.first_line
     unreadable, unlisted = plan.unreadable, plan.unlisted
     problems = out.problems
     files = out.files
-    entry, file, sha256 = FileEntry, Kind.FILE, algorithm == "sha256"
+    entry, file, plain = FileEntry, Kind.FILE, algorithm == "sha256"
+    own = plan.own_algorithm  # (the few entries in another algorithm)
     add_file = files.append
     ok_count = total = withheld_count = 0
     for name, kind in kinds.items():
         if kind is file and name not in errors:
             digest = digests[name]
-            computed = digest.sha256 if sha256 else digest.hexdigest(algorithm)
+            used, sha256 = algorithm, plain
+            if own and name in own:
+                used = own[name]
+                sha256 = used == "sha256"
+            computed = digest.sha256 if sha256 else digest.hexdigest(used)
             expected = wanted[name]
             total += digest.size
             if computed == expected:  # the common case: a match, no finding
@@ -124,7 +133,7 @@ def judge_manifest(
                         True,
                         "ok",
                         expected,
-                        algorithm,
+                        used,
                         None if sha256 else computed,
                     )
                 )
@@ -135,7 +144,7 @@ def judge_manifest(
                     Finding(
                         "manifest.unreadable",
                         name,
-                        f"Could not be read again for its {label} digest.",
+                        f"Could not be read again for its {algorithm_label(used)} digest.",
                         line=line,
                     )
                 )
@@ -145,7 +154,7 @@ def judge_manifest(
                     Finding(
                         "manifest.mismatch",
                         name,
-                        f"{label} is {computed}, {in_manifest} lists {expected}.",
+                        f"{algorithm_label(used)} is {computed}, {in_manifest} lists {expected}.",
                         line=line,
                     )
                 )
@@ -157,7 +166,7 @@ def judge_manifest(
                     True,
                     "unreadable" if computed is None else "mismatch",
                     expected,
-                    algorithm,
+                    used,
                     computed if not sha256 else None,
                 )
             )
@@ -179,7 +188,7 @@ def judge_manifest(
                 findings.append(explained)
                 withheld = explained.code == "manifest.withheld"
                 status = "withheld" if withheld else "not-fetched"
-                listed = (wanted[name], algorithm) if withheld else (None, None)
+                listed = (wanted[name], own.get(name, algorithm)) if withheld else (None, None)
                 out.files.append(FileEntry(name, None, None, True, status, *listed))
                 withheld_count += withheld
                 continue
@@ -188,7 +197,8 @@ def judge_manifest(
             findings.append(
                 Finding("manifest.missing", name, f"{what} but not present.", line=line)
             )
-            out.files.append(FileEntry(name, None, None, True, "missing", wanted[name], algorithm))
+            listed = (wanted[name], own.get(name, algorithm))
+            out.files.append(FileEntry(name, None, None, True, "missing", *listed))
         elif kind is Kind.LINK:
             findings.append(
                 Finding(

@@ -3,7 +3,9 @@ every finding, one entry per file, and a note on the algorithms checked."""
 
 from __future__ import annotations
 
-from verifier.judge.integrity import ALGORITHM_LABELS, IntegrityOutcome
+from dataclasses import replace
+
+from verifier.judge.integrity import IntegrityOutcome, algorithm_label
 from verifier.report import FileEntry
 from verifier.sources import Layout
 
@@ -18,10 +20,13 @@ def _rank(entry: FileEntry) -> int:
     return 1 if entry.status == "ok" else 2
 
 
-def _merge(into: IntegrityOutcome, other: IntegrityOutcome) -> None:
-    """One integrity outcome for several manifests: every finding, one entry per file, and
-    counts over files (a file two manifests list is one file)."""
-    into.stage.findings.extend(other.stage.findings)
+def _merge(into: IntegrityOutcome, other: IntegrityOutcome, manifest: str) -> None:
+    """One integrity outcome for several manifests: every finding (each of ``other``'s
+    naming ``manifest``, the one it is against), one entry per file, and counts over files
+    (a file two manifests list is one file)."""
+    into.stage.findings.extend(
+        f if f.manifest is not None else replace(f, manifest=manifest) for f in other.stage.findings
+    )
     at = {f.path: i for i, f in enumerate(into.files)}
     for entry in other.files:
         i = at.get(entry.path)
@@ -48,17 +53,13 @@ def _all_listed(outcome: IntegrityOutcome) -> None:
     ]
 
 
-def _label(algorithm: str) -> str:
-    return ALGORITHM_LABELS.get(algorithm, algorithm.upper())
-
-
 def _algorithms_note(layout: Layout, checked: list[str]) -> str:
     """Which manifests were checked with which algorithm, and a word on weak ones."""
-    named = ", ".join(f"{m} ({_label(layout.algorithm(m))})" for m in checked)
+    named = ", ".join(f"{m} ({algorithm_label(layout.algorithm(m))})" for m in checked)
     note = f"Checked {len(checked)} manifest{'s' if len(checked) != 1 else ''}: {named}."
     payload = {layout.algorithm(m) for m in (layout.manifest, *layout.payload_manifests)}
     if payload and payload <= WEAK_ALGORITHMS:
-        weak = " and ".join(_label(a) for a in sorted(payload))
+        weak = " and ".join(algorithm_label(a) for a in sorted(payload))
         verb = "is" if len(payload) == 1 else "are"
         note += (
             f" The payload's integrity rests on {weak} alone, which {verb} broken for "

@@ -176,11 +176,11 @@ def judge_integrity(
         )
     withheld = plan.withheld.files if plan.withheld is not None else None
     for manifest in plan.manifests[1 : plan.payload_count]:
-        _merge(first, _judge(manifest, facts, seen, withheld))
+        _merge(first, _judge(manifest, facts, seen, withheld), manifest.label)
     if not seen.every_manifest:  # (BagIt before 1.0: in at least one payload manifest)
         _all_listed(first)
     for manifest in plan.manifests[plan.payload_count :]:
-        _merge(first, _judge(manifest, facts, seen))
+        _merge(first, _judge(manifest, facts, seen), manifest.label)
     if layout.algorithms:
         payload = (layout.manifest, *layout.payload_manifests) if plan.reached else ()
         checked = [*payload, *layout.tag_manifests]

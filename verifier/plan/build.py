@@ -95,6 +95,8 @@ def build_plan(source: Source, root: str, options: Options, adopt: Adopted | Non
         else None,
         name_manifest=len(payload_manifests) > 1,
     )
+    if extra and adopt is not None and adopt.algorithm != first.algorithm:
+        first.own_algorithm = dict.fromkeys(sorted(extra), adopt.algorithm)
     # the files the publisher withholds, named beside the manifest (read once, here), and
     # those of them --withheld-dir supplies: read from there, as if the archive held them
     withheld = read_withheld(source, rel, base, first.wanted) if reached else None
@@ -182,9 +184,10 @@ def _adopting(
     parsed: ParsedManifest | None, adopt: Adopted | None, layout: Layout, extra: set[str]
 ) -> ParsedManifest | None:
     """A bag's payload manifest with the adopted withheld files it does not list added, as
-    the archive's manifest lists them (their paths put in ``extra``); unchanged when there are
-    none, or when the bag's manifest uses another algorithm than the archive's."""
-    if parsed is None or adopt is None or layout.algorithm(layout.manifest) != adopt.algorithm:
+    the archive's manifest lists them (their paths put in ``extra``; their digests are in
+    the archive's algorithm, which :attr:`ManifestPlan.own_algorithm` says where the bag's
+    manifest uses another); unchanged when there are none."""
+    if parsed is None or adopt is None:
         return parsed
     decode = decode_name if layout.percent_encoded_names else None
     names = {decode(e.name) if decode else e.name for e in parsed.entries}

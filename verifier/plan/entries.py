@@ -60,6 +60,9 @@ class ManifestPlan:
     kinds: MutableMapping[str, Kind] = field(default_factory=dict)
     unlisted: list[tuple[str, Kind]] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)  # folders the walk could not list
+    #: the few listed paths whose digest is in another algorithm than the manifest's (the
+    #: adopted withheld files of a bag, as the archive in its payload commits to them)
+    own_algorithm: dict[str, str] = field(default_factory=dict)
 
     def drop(self) -> None:
         """Drop the listing (path -> digest, name, line, kind) once integrity is judged: the

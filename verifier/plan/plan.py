@@ -116,6 +116,9 @@ class Plan:
                     self.order.append(name)
                 if hashes_more and manifest.algorithm not in self.by_place(name):
                     self.also.setdefault(name, set(self.by_place(name))).add(manifest.algorithm)
+            for name, algorithm in manifest.own_algorithm.items():
+                if algorithm != "sha256" and algorithm not in self.by_place(name):
+                    self.also.setdefault(name, set(self.by_place(name))).add(algorithm)
 
     def finish_walk(self, source: Source) -> None:
         """Take the walk another process ran (if one did), and put the files in order."""
