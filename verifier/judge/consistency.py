@@ -251,7 +251,8 @@ def _instances(
     items: list[Any] = []
     at: list[str] = []
     places: list[tuple[str, int]] = []
-    own, status_of = records.own, AssertionStatus
+    own = records.own
+    status_of = {s.value: s for s in AssertionStatus}  # (a lookup: the enum's call is slower)
     # what an instance's result takes of its rule (confined() made sure of a string id and
     # a known kind), as the rows of rows_of() read them
     named = [
@@ -289,7 +290,7 @@ def _instances(
                     f"{rid}@{case}",
                     kind,
                     description,
-                    status_of(status),
+                    status_of[status],
                     message,
                     (),
                     finding,
