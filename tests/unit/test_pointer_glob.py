@@ -56,6 +56,23 @@ def test_glob_is_the_same_on_every_path_it_is_asked_about(pattern: str, paths: l
         assert glob.match(path) == bool(oracle.match(path))
 
 
+_SEGMENT = st.sampled_from(["*", "a", "ab", "", "*", "a.json"])
+
+
+@given(
+    st.lists(_SEGMENT, min_size=1, max_size=4).map("/".join),
+    st.lists(st.text(alphabet="ab/.\n", max_size=10), max_size=4),
+)
+def test_a_glob_of_whole_segments_matches_as_the_regex_translation_did(
+    pattern: str, paths: list[str]
+) -> None:
+    # (literal and lone-star segments: matched a segment at a time, not by the automaton)
+    glob = Glob(pattern)
+    oracle = glob_to_regex(pattern)
+    for path in [*paths, pattern, pattern.replace("*", "x"), pattern.replace("*", "")]:
+        assert glob.match(path) == bool(oracle.match(path)), (pattern, path)
+
+
 @pytest.mark.parametrize(
     ("pattern", "path", "expected"),
     [
