@@ -159,7 +159,9 @@ def parse_entries(
     del parsed
     relative = out.relative
 
-    rel_scope = sorted(set(scope)) if scope is not None else default_scope(relative.values())
+    # (the relative names: the listing's own keys where every name is its own path)
+    names = out.wanted if isinstance(relative, OwnNames) else relative.values()
+    rel_scope = sorted(set(scope)) if scope is not None else default_scope(names)
     out.scope = scope_in_source(rel_scope, base)
     return out
 

@@ -14,9 +14,14 @@ def default_scope(names: Iterable[str]) -> list[str]:
     holding a listed file (recursively), and the root's own files if the manifest lists a
     file at the root. Never the manifest itself, never ``.git/``."""
     scope: set[str] = set()
+    add = scope.add
+    within = ""  # the folder of the name before, with its slash (names come in runs)
     for name in names:
+        if within and name.startswith(within):
+            continue
         head, sep, _ = name.partition("/")
-        scope.add(head if sep else ROOT_FILES)
+        add(head if sep else ROOT_FILES)
+        within = head + sep if sep else ""
     return sorted(scope)
 
 
