@@ -519,6 +519,7 @@ def serial_parts(root: Path, records: int, repeat: int) -> Serial | None:
 ORDER = (  # the serial parts' columns, in the order a check meets them
     "manifest parse",
     "scope walk",
+    "scope walk in one process",
     "spec strict parse",
     "spec prepared whole",
     "spec prepared in windows",
@@ -547,8 +548,14 @@ def serial_table(parts: list[Serial]) -> str:
         lines.append(f"| {p.records:,} | {FORMS[p.form]} | " + " | ".join(cells) + f" | {total} |")
     lines += [
         "",
+        "Manifest parse: the plan's (the lines, and the names and scope taken from them). "
+        "Scope walk: the main process's part (it starts the children that walk a large "
+        "folder, split between as many as the workers, and takes their walk); the walk in "
+        "one process is the whole walk timed in the main process, shown, not summed (the "
+        "children's work, which spreads over them). "
         "Summed: every part but the preparation in windows (the alternative to the whole "
-        "one); the parts overlap (the preparation parses and plans the spec), so the sum is "
+        "one) and the walk in one process; the parts overlap (the preparation parses and "
+        "plans the spec), so the sum is "
         "an upper bound, added up as issue 35 adds up the 2.7 s it starts from. -: not a part "
         "of that form. n/a: not timed (serial.py says why on standard error: the library "
         "moved the function, or has no rules yet).",

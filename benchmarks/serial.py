@@ -4,11 +4,16 @@
 
 Prints one JSON object: ``form`` (``rules`` when the spec holds per-case rules, else
 ``written``), ``seconds`` (the median of ``--repeat`` runs) for each part and ``sum`` (every
-part but the windowed preparation, an alternative to the whole one: the parts overlap, as the
+part but the windowed preparation, an alternative to the whole one, and the walk in one
+process: the parts overlap, as the
 preparation parses and plans the spec, so the sum is an upper bound, added up the way
 issue 35 adds up the 2.7 s it starts from).
 
-Both forms: the manifest parse, the scope walk, the assertion spec's strict parse (its
+Both forms: the manifest parse (the plan's: its lines, and the names and scope taken from
+them), the scope walk (this process's part of it: a large folder is walked by children, split
+between as many as the check's workers, while this process goes on; it starts them and takes
+their walk; ``scope walk in one process`` times the whole walk here, shown but not summed:
+the children's work, which spreads), the assertion spec's strict parse (its
 strings shared, as the pipeline parses it), the spec prepared as the pipeline prepares it
 before any record is read, planning from it (what each assertion reads, indexed by file) and
 the main process's judging of the consistency stage over the values extracted from the
@@ -66,6 +71,8 @@ def _median(fn: Callable[[], object], repeat: int) -> float:
     return min(times) if os.environ.get("VERIFIER_BENCH_MIN") == "1" else statistics.median(times)
 
 
+MANIFEST = "manifest.sha256"
+WALK, WHOLE_WALK = "scope walk", "scope walk in one process"
 CASES = "verifier.plan.cases"  # the case set and the rules' expansion (issue 35)
 CASE_SET = ("case_set", "cases_of", "find_cases", "case_ids")  # (spec, listed names)
 WINDOWS = "spec prepared in windows"
@@ -96,8 +103,17 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
     manifest = (root / "manifest.sha256").read_bytes()
 
     def manifest_parse() -> Callable[[], object]:
-        parse = _find("parse_manifest", "verifier.manifest", "verifier.plan.manifest")
-        return lambda: parse(manifest)
+        # the plan's half of it where the library has one (the lines, and the names and
+        # scope taken from them), else the lines alone
+        try:
+            entries = _find("parse_entries", "verifier.plan.entries")
+        except LookupError:
+            parse = _find("parse_manifest", "verifier.manifest", "verifier.plan.manifest")
+            return lambda: parse(manifest)
+        return lambda: entries(MANIFEST, manifest, MANIFEST, None)
+
+    def walk_taken() -> Callable[[], object]:
+        return _walk_taken(root, manifest, repeat)
 
     def walk() -> Callable[[], object]:
         # as the pipeline's child walks a large folder: without a size per file (a library
@@ -145,7 +161,13 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
         return made
 
     part("manifest parse", manifest_parse)
-    part("scope walk", walk)
+    try:
+        seconds[WALK] = walk_taken()()
+    except Exception as exc:  # no walk apart in this library: the walk is this process's
+        missing[WALK] = f"{type(exc).__name__}: {exc}"
+        part(WALK, walk)
+    else:
+        part(WHOLE_WALK, walk)
     part("spec strict parse", spec_parse)
     # the schemas and the spec as the pipeline prepares them before any record is read:
     # parsed, validated, planned and packed, the spec whole or a window at a time
@@ -160,9 +182,37 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
         for label in ("spec plan", "assertion evaluation"):
             if label not in seconds:
                 seconds[label], missing[label] = None, f"{type(exc).__name__}: {exc}"
-    timed = [v for k, v in seconds.items() if k != WINDOWS and v is not None]
-    out["sum"] = sum(timed) if len(timed) == len(seconds) - (WINDOWS in seconds) else None
+    apart = [k for k in (WINDOWS, WHOLE_WALK) if k in seconds]
+    timed = [v for k, v in seconds.items() if k not in apart and v is not None]
+    out["sum"] = sum(timed) if len(timed) == len(seconds) - len(apart) else None
     return out
+
+
+def _walk_taken(root: Path, manifest: bytes, repeat: int) -> Callable[[], float]:
+    """The main process's part of the scope's walk, as a check runs it on a large folder:
+    the walk started apart, split between as many children as a check starts workers
+    (where the library splits it; the children's walking is waited for, untimed: theirs,
+    not this process's), then taken (read back and reduced to the listing's kinds and
+    the unlisted files). The median of ``repeat`` runs."""
+    entries = importlib.import_module("verifier.plan.entries")
+    source_class = _find("DirectorySource", "verifier.sources.directory")
+    ways = _find("Options", "verifier.plan.options", "verifier.pipeline")().worker_count()
+
+    def run() -> float:
+        plan = entries.parse_entries(MANIFEST, manifest, MANIFEST, None)
+        source = source_class(root, sizes=False)
+        clock = time.perf_counter
+        start = clock()
+        pending = source.walk_apart(entries.walk_starts(plan), ways)
+        started = clock() - start
+        for child in getattr(pending, "children", [pending]):
+            child.proc.wait()
+        start = clock()
+        entries.take_walk(plan, source, pending.walks())
+        pending.close()
+        return started + clock() - start
+
+    return lambda: statistics.median(run() for _ in range(repeat))
 
 
 def _rules(

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import verifier.execute.processes
 import verifier.plan.build
 import verifier.plan.plan
 import verifier.plan.records
@@ -53,9 +54,15 @@ def _report(
     apart: bool,
     monkeypatch: pytest.MonkeyPatch,
     stages: frozenset[str] = Options().stages,
+    ways: int = 1,
 ) -> str:
+    """The JSON report, the walk apart (split between ``ways`` children) or here."""
     monkeypatch.setattr(verifier.plan.build, "WALK_APART_MIN", 0 if apart else 10**9)
-    return FORMATS["json"](run(root, Options(executor="inline", stages=stages)).report)
+    options = Options(executor="inline", stages=stages, workers=ways)
+    return FORMATS["json"](run(root, options).report)
+
+
+WAYS = pytest.mark.parametrize("ways", [1, 3], ids=["one-child", "split"])
 
 
 class _Spy:
@@ -69,9 +76,9 @@ class _Spy:
         walk = verifier.sources.directory.DirectorySource.walk
         fresh = verifier.plan.records.RecordPlan.fresh
 
-        def counted_walk(source: object, folder: str) -> object:
+        def counted_walk(source: object, folder: str, *skip: object) -> object:
             self.folders.append(folder)
-            return walk(source, folder)  # type: ignore[arg-type]
+            return walk(source, folder, *skip)  # type: ignore[arg-type]
 
         def counted_fresh(plan: object) -> object:
             self.fresh += 1
@@ -85,14 +92,15 @@ class _Spy:
         return [folder for folder in self.folders if folder]
 
 
+@WAYS
 @pytest.mark.parametrize("schema", [False, True], ids=["damaged", "unlisted-schema"])
 def test_a_walk_apart_writes_the_same_report(
-    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: bool
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: bool, ways: int
 ) -> None:
     root = _damaged(clean, tmp_path, schema)
     here = _report(root, False, monkeypatch)
     spy = _Spy(monkeypatch)
-    apart = _report(root, True, monkeypatch)
+    apart = _report(root, True, monkeypatch, ways=ways)
     assert apart == here
     # the child walked (this process did not), and the early files were read again only
     # when the walk met one the manifest does not list
@@ -101,9 +109,10 @@ def test_a_walk_apart_writes_the_same_report(
     assert {"manifest.unlisted", "manifest.missing", "manifest.mismatch"} <= codes
 
 
+@WAYS
 @pytest.mark.parametrize("damaged", [False, True], ids=["untouched", "damaged"])
 def test_integrity_alone_is_walked_apart_too(
-    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: bool
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: bool, ways: int
 ) -> None:
     """With no record parsed (``--stages integrity``) the scope is walked apart as well (the
     child walks without taking sizes, which here cost more than its start): the same report,
@@ -112,7 +121,7 @@ def test_integrity_alone_is_walked_apart_too(
     integrity = frozenset({"integrity"})
     here = _report(root, False, monkeypatch, integrity)
     spy = _Spy(monkeypatch)
-    apart = _report(root, True, monkeypatch, integrity)
+    apart = _report(root, True, monkeypatch, integrity, ways)
     assert apart == here
     assert spy.scope == []
     codes = {f["code"] for s in json.loads(apart)["stages"] for f in s["findings"]}
@@ -120,12 +129,13 @@ def test_integrity_alone_is_walked_apart_too(
     assert json.loads(apart)["ok"] is not damaged
 
 
+@WAYS
 def test_an_untouched_archive_walked_apart_passes(
-    clean: Path, monkeypatch: pytest.MonkeyPatch
+    clean: Path, monkeypatch: pytest.MonkeyPatch, ways: int
 ) -> None:
     here = _report(clean, False, monkeypatch)
     spy = _Spy(monkeypatch)
-    apart = _report(clean, True, monkeypatch)
+    apart = _report(clean, True, monkeypatch, ways=ways)
     assert apart == here
     assert (spy.scope, spy.fresh) == ([], 0)
     assert json.loads(apart)["ok"] is True
@@ -144,6 +154,10 @@ def test_a_child_that_cannot_start_is_walked_here(
     spy = _Spy(monkeypatch)
     assert _report(root, True, monkeypatch) == here
     assert spy.scope == ["evidence", "schemas"]  # the scope, walked here after all
+    spy.folders.clear()
+    assert _report(root, True, monkeypatch, ways=3) == here  # split: each child's share
+    cases = {f"evidence/cases/000/{p.name}" for p in (root / "evidence/cases/000").iterdir()}
+    assert sorted(spy.scope) == sorted({"evidence", "schemas"} | cases)  # each once
 
 
 def test_a_child_that_writes_nonsense_is_walked_here(
@@ -155,10 +169,10 @@ def test_a_child_that_writes_nonsense_is_walked_here(
     real = verifier.sources.directory._ChildWalk.__init__
 
     def no_folders(
-        walk: verifier.sources.directory._ChildWalk, source: object, folders: list[str]
+        walk: verifier.sources.directory._ChildWalk, source: object, jobs: list[Any]
     ) -> None:
         real(walk, source, [])  # type: ignore[arg-type]
-        walk.folders = list(folders)
+        walk.jobs = list(jobs)
 
     monkeypatch.setattr(verifier.sources.directory._ChildWalk, "__init__", no_folders)
     spy = _Spy(monkeypatch)
@@ -263,19 +277,24 @@ def _streamed(monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...] = ()) -> l
     them as files (a child that got it wrong: its result, then the walk's word, says
     otherwise)."""
     events: list[str] = []
-    met = verifier.sources.directory._ChildWalk.files_met
     finish = verifier.plan.plan.Plan.finish_walk
 
-    def files_met(walk: verifier.sources.directory._ChildWalk) -> Iterator[str]:
-        for name in (*extra, *met(walk)):
-            events.append("met")
-            yield name
+    def counted(kind: Any) -> Any:
+        met = kind.files_met
+
+        def files_met(walk: Any) -> Iterator[str]:
+            for name in (*extra, *met(walk)):
+                events.append("met")
+                yield name
+
+        return files_met
 
     def finish_walk(plan: verifier.plan.plan.Plan, source: object) -> None:
         events.append("taken")
         finish(plan, source)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(verifier.sources.directory._ChildWalk, "files_met", files_met)
+    for kind in (verifier.sources.directory._ChildWalk, verifier.sources.directory._SplitWalk):
+        monkeypatch.setattr(kind, "files_met", counted(kind))
     monkeypatch.setattr(verifier.plan.plan.Plan, "finish_walk", finish_walk)
     return events
 
@@ -402,3 +421,67 @@ def test_a_walk_taken_as_it_is_read_is_the_result_without_holding_it_whole(
         ("b/one", Kind.FILE)
     ]
     assert taken_peak < whole_peak / 2
+
+
+def _tree(root: Path) -> None:
+    """Folders to split at (30, at the second level), with files above them, one inside
+    another and an empty one; beside them a link to one, a file and a FIFO; a flat folder."""
+    for i in range(30):
+        sub = root / "evidence" / "cases" / f"case-{i:02d}"
+        (sub / "inner").mkdir(parents=True)
+        (sub / "run.json").write_text("{}")
+        (sub / "inner" / "deep.txt").write_text("x")
+    (root / "evidence" / "cases" / "empty").mkdir()
+    (root / "evidence" / "top.json").write_text("{}")
+    (root / "evidence" / "cases" / "loose.txt").write_text("x")
+    os.symlink("case-00", root / "evidence" / "cases" / "linked")
+    os.mkfifo(root / "evidence" / "cases" / "pipe")
+    (root / "schemas").mkdir()
+    (root / "schemas" / "a.schema.json").write_text("{}")
+
+
+@pytest.mark.parametrize("ways", [2, 3, 16])
+@pytest.mark.parametrize("folders", [["evidence", "schemas"], [""], ["schemas"]])
+def test_a_split_walk_meets_what_one_walk_meets(
+    tmp_path: Path, ways: int, folders: list[str]
+) -> None:
+    """Split between children (or not, where no folder has enough folders to split at), each
+    folder's walk has the entries of the walk run here, each once, and the same errors; as
+    it goes, it meets every regular file of them once."""
+    _tree(tmp_path)
+    here = verifier.sources.directory.DirectorySource(str(tmp_path))
+    expected = [sorted(here.walk(folder)) for folder in folders]
+    source = verifier.sources.directory.DirectorySource(str(tmp_path))
+    pending = source.walk_apart(folders, ways)
+    split = isinstance(pending, verifier.sources.directory._SplitWalk)
+    splits = ways * verifier.sources.directory._PER_WAY <= 31  # (the folders to split at)
+    assert split is (folders != ["schemas"] and splits)
+    met = list(pending.files_met())
+    got = pending.result()
+    assert [sorted(walk) for walk in got] == expected
+    assert [len(walk) for walk in got] == [len(walk) for walk in expected]  # (each once)
+    assert sorted(met) == sorted(n for walk in expected for n, k in walk if k is Kind.FILE)
+    assert source.walk_errors == here.walk_errors
+    assert ("evidence/cases/linked", Kind.LINK) in expected[0] or folders == ["schemas"]
+
+
+def test_a_split_walk_whose_child_cannot_start_is_walked_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path)
+    here = verifier.sources.directory.DirectorySource(str(tmp_path))
+    expected = [sorted(here.walk(folder)) for folder in ("evidence", "schemas")]
+    source = verifier.sources.directory.DirectorySource(str(tmp_path))
+    start = verifier.execute.processes.start_python
+    started: list[object] = []
+
+    def second_refused(*args: Any, **kwargs: Any) -> Any:
+        started.append(args)
+        if len(started) == 2:
+            raise OSError("no process")
+        return start(*args, **kwargs)
+
+    monkeypatch.setattr(verifier.execute.processes, "start_python", second_refused)
+    got = source.walk_apart(["evidence", "schemas"], 3).result()
+    assert len(started) == 3
+    assert [sorted(walk) for walk in got] == expected

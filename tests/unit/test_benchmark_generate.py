@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import gc
 import hashlib
 import importlib.util
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -119,3 +122,25 @@ def test_each_rule_instance_is_the_written_out_assertion_of_its_case(tmp_path: P
             expected = dict(written[f"c{number}.{rule['id']}"])
             assert instance.pop("id") == rule["id"] and expected.pop("id")
             assert instance == expected
+
+
+def test_serial_py_times_every_part_on_a_generated_archive(tmp_path: Path) -> None:
+    """``benchmarks/serial.py`` finds every library function it times (a part it cannot find
+    is reported missing, and would leave a column of the runner's table empty), and sums
+    every part but those shown apart."""
+    spec = importlib.util.spec_from_file_location("serial", REPO / "benchmarks" / "serial.py")
+    assert spec and spec.loader
+    serial = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serial)
+    root = tmp_path / "rules"
+    _generator().generate(str(root), 600, 1, 0, 0, rules=True)
+    try:
+        out = serial.measure(root, 1)
+    finally:
+        gc.enable()  # (it times with the collector off, as a check runs)
+    assert out["form"] == "rules" and out["missing"] == {}
+    seconds = out["seconds"]
+    assert {"manifest parse", "scope walk", "scope walk in one process", "case set"} <= set(seconds)
+    assert all(v >= 0 for v in seconds.values())
+    summed = sum(v for k, v in seconds.items() if k != "scope walk in one process")
+    assert out["sum"] == pytest.approx(summed)

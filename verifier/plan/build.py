@@ -120,7 +120,8 @@ def build_plan(source: Source, root: str, options: Options, adopt: Adopted | Non
         and not any(records.parsed(name) for name in preread)
     ):
         # walked by another process while this one reads and plans the early files
-        walking = apart.walk_apart(walk_starts(first))
+        # (split between as many processes as the workers: a walk is work that spreads)
+        walking = apart.walk_apart(walk_starts(first), options.worker_count())
     else:
         take_walk(
             first, source, [source.walk(start) for start in walk_starts(first)], signature_names

@@ -119,8 +119,9 @@ class WalkApart(abc.ABC):
     a thread of this process could not overlap with parsing)."""
 
     @abc.abstractmethod
-    def walk_apart(self, folders: list[str]) -> PendingWalk:
-        """Start walking ``folders`` elsewhere."""
+    def walk_apart(self, folders: list[str], ways: int = 1) -> PendingWalk:
+        """Start walking ``folders`` elsewhere, split between up to ``ways`` processes
+        where the source can split it."""
 
 
 class OwnLayout(abc.ABC):

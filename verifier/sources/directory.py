@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import operator
 import os
 import pickle
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import IO, Any
 
 from verifier.sources.capabilities import (
@@ -174,7 +176,9 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
                 return Kind.OTHER
         return Kind.MISSING
 
-    def walk(self, folder: str) -> Iterator[tuple[str, Kind]]:
+    def walk(self, folder: str, skip: AbstractSet[str] = frozenset()) -> Iterator[tuple[str, Kind]]:
+        """:meth:`Source.walk`; ``skip``: folders not gone into (each walked on its own, by
+        another of the processes a walk apart is split between)."""
         if folder:
             kind = self.kind(folder)
             if kind is Kind.OTHER and self._unlistable(folder):
@@ -212,7 +216,8 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
                                 pass
                         kind = file
                     elif entry.is_dir(follow_symlinks=False):
-                        stack.append(rel)
+                        if not skip or rel not in skip:
+                            stack.append(rel)
                         continue
                     else:
                         kind = Kind.LINK if entry.is_symlink() else Kind.OTHER
@@ -238,8 +243,22 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
     def opener(self) -> Opener:
         return DirectoryOpener(self.root)
 
-    def walk_apart(self, folders: list[str]) -> PendingWalk:
-        return _ChildWalk(self, folders)
+    def walk_apart(self, folders: list[str], ways: int = 1) -> PendingWalk:
+        jobs: list[Job] = [((folder,), frozenset()) for folder in folders]
+        split = _split(self, folders, min(ways, _MOST_WAYS)) if ways > 1 else None
+        if split is None:
+            return _ChildWalk(self, jobs)
+        return _SplitWalk(self, folders, *split)
+
+    def _subfolders(self, folder: str) -> list[str]:
+        """The folders in ``folder`` (no link followed), sorted; none if it cannot be
+        listed (the walk that lists it again says why)."""
+        above = f"{folder}/" if folder else ""
+        try:
+            with os.scandir(self._full(folder)) as it:
+                return sorted(above + e.name for e in it if e.is_dir(follow_symlinks=False))
+        except OSError:
+            return []
 
     def locate(self, name: str) -> Any:
         return name
@@ -268,6 +287,101 @@ class DirectorySource(Source, WorkerReads, SizeHints, WalkErrors, WalkApart):
             raise
 
 
+#: folders walked one after the other as one, and the folders in them not to go into
+Job = tuple[tuple[str, ...], frozenset[str]]
+_MOST_WAYS = 16  # walking children at most (the kernel's listings gain nothing beyond)
+_SPLIT_LEVELS = 4  # how deep the folders a walk is split at are looked for
+_SPLIT_LISTINGS = 64  # folders listed here, at most, to find them
+_PER_WAY = 4  # folders to split at, at least, for each child (to even out their work)
+
+
+def _split(
+    source: DirectorySource, folders: list[str], ways: int
+) -> tuple[list[list[Job]], list[list[tuple[int, int]]]] | None:
+    """Each of ``folders`` split between ``ways`` children: the first level of its
+    subfolders (no deeper than :data:`_SPLIT_LEVELS`) that holds at least
+    :data:`_PER_WAY` folders a child, found by listing at most :data:`_SPLIT_LISTINGS`
+    folders here. The first child walks each folder without going into them, and each
+    child walks every ``ways``-th of them whole, as one job. Returns each child's jobs,
+    and for each of ``folders`` the (child, job) walks that make up its walk, in order;
+    ``None`` where no folder splits (one child walks them all)."""
+    shares: list[list[Job]] = [[] for _ in range(ways)]
+    layout: list[list[tuple[int, int]]] = []
+    listings, split = 0, False
+    for folder in folders:
+        level, found = [folder], []
+        for _ in range(_SPLIT_LEVELS):
+            if listings + len(level) > _SPLIT_LISTINGS:
+                break
+            listings += len(level)
+            below = [sub for each in level for sub in source._subfolders(each)]
+            if len(below) >= ways * _PER_WAY:
+                found = below
+                break
+            level = below
+        layout.append([(0, len(shares[0]))])
+        shares[0].append(((folder,), frozenset(found)))
+        for child in range(ways) if found else ():
+            layout[-1].append((child, len(shares[child])))
+            shares[child].append((tuple(found[(child + 1) % ways :: ways]), frozenset()))
+        split = split or bool(found)
+    return (shares, layout) if split else None
+
+
+class _SplitWalk(PendingWalk):
+    """:meth:`DirectorySource.walk` of some folders, split between children
+    (:class:`_ChildWalk`, each walking its jobs: :func:`_split`), each folder's walk
+    made up again from their parts. The same entries as one walk (each once: the first
+    child does not go into the folders the others walk), in another order, which no
+    reduction of a walk depends on."""
+
+    def __init__(
+        self,
+        source: DirectorySource,
+        folders: list[str],
+        shares: list[list[Job]],
+        layout: list[list[tuple[int, int]]],
+    ) -> None:
+        self.folders = list(folders)
+        self.layout = layout
+        self.children = [_ChildWalk(source, jobs) for jobs in shares]
+
+    def files_met(self) -> Iterator[str]:
+        """The names each child has met as regular files, taken from each in turn as it
+        writes them."""
+        going = [child.met() for child in self.children]
+        while going:
+            moved = False
+            for met in list(going):
+                for name in met:
+                    if name is None:  # (nothing more yet)
+                        break
+                    moved = True
+                    yield name
+                else:
+                    going.remove(met)
+                    moved = True
+            if not moved:
+                time.sleep(_POLL)
+
+    def result(self) -> list[list[tuple[str, Kind]]]:
+        try:
+            return [list(walk) for walk in self.walks()]
+        finally:
+            self.close()
+
+    def walks(self) -> list[Iterable[tuple[str, Kind]]]:
+        parts = [child.walks() for child in self.children]
+        return [
+            itertools.chain.from_iterable(parts[child][job] for child, job in each)
+            for each in self.layout
+        ]
+
+    def close(self) -> None:
+        for child in self.children:
+            child.close()
+
+
 class _ChildWalk(PendingWalk):
     """:meth:`DirectorySource.walk` of some folders, run by a child process (a fresh
     interpreter running :func:`walk_child`, as a processes executor's worker is started:
@@ -280,14 +394,16 @@ class _ChildWalk(PendingWalk):
     has written, rather than wait, holding its walk, until this process asks for the result
     (at 100,000 records, 35 MB held beside the spec's parse)."""
 
-    def __init__(self, source: DirectorySource, folders: list[str]) -> None:
+    def __init__(self, source: DirectorySource, jobs: list[Job]) -> None:
         self.source = source
-        self.folders = list(folders)
+        self.jobs = list(jobs)
         self._read: list[Any] = []  # the parts files_met read, and where it stopped
         self._offset = 0
         # the child takes no sizes (walk_child): none is looked up one by one meanwhile,
         # for a task made as the walk goes (a hint; a walk here after all takes its own)
-        source._unsized += tuple(f"{folder}/" if folder else "" for folder in self.folders)
+        source._unsized += tuple(
+            f"{folder}/" if folder else "" for starts, _ in self.jobs for folder in starts
+        )
         self.proc: subprocess.Popen[bytes] | None = None
         self._out: IO[bytes] | None = None
         try:
@@ -305,18 +421,25 @@ class _ChildWalk(PendingWalk):
                 stderr=subprocess.DEVNULL,
             )
             assert self.proc.stdin is not None
-            self.proc.stdin.write(pickle.dumps((source.root, self.folders)))
+            self.proc.stdin.write(pickle.dumps((source.root, self.jobs)))
             self.proc.stdin.close()
         except (OSError, ValueError):
             self.close()
 
     def files_met(self) -> Iterator[str]:
+        for name in self.met():
+            if name is None:
+                time.sleep(_POLL)
+            else:
+                yield name
+
+    def met(self) -> Iterator[str | None]:
         """The names the child has met as regular files, read from its output as it writes
         it (each part is framed and flushed whole; read at an offset of its own, which
-        leaves the file's position to :meth:`result`). Stops at the end of the walk, or
-        at anything that is not a whole part when the child has ended (:meth:`result`
-        then decides, and walks here if it must). What it reads is kept for the result,
-        which reads on from there."""
+        leaves the file's position to :meth:`result`), ``None`` each time there is no new
+        part yet. Stops at the end of the walk, or at anything that is not a whole part
+        when the child has ended (:meth:`result` then decides, and walks here if it
+        must). What it reads is kept for the result, which reads on from there."""
         proc, out = self.proc, self._out
         pread = getattr(os, "pread", None)
         if proc is None or out is None or pread is None or self._read:
@@ -328,7 +451,7 @@ class _ChildWalk(PendingWalk):
             try:
                 frame = _frame_at(pread, fd, offset)
                 if frame is None and proc.poll() is None:
-                    time.sleep(_POLL)
+                    yield None
                     continue
                 if frame is None:
                     frame = _frame_at(pread, fd, offset)  # (written just before it ended)
@@ -362,7 +485,7 @@ class _ChildWalk(PendingWalk):
             try:
                 if proc.wait() == 0:
                     out.seek(self._offset)
-                    got = _read_walk(out, len(self.folders), self._read)
+                    got = _read_walk(out, len(self.jobs), self._read)
             except Exception:  # anything at all: walk here instead
                 got = None
             finally:
@@ -370,7 +493,10 @@ class _ChildWalk(PendingWalk):
         source = self.source
         if got is None or out is None:
             self.close()
-            return [list(source.walk(folder)) for folder in self.folders]
+            return [
+                [entry for folder in starts for entry in source.walk(folder, skip)]
+                for starts, skip in self.jobs
+            ]
         parts, errors = got
         source.walk_errors.update(errors)
         # each folder's parts read again from the output, one at a time, as the walk is
@@ -479,23 +605,24 @@ def _entries(out: IO[bytes], parts: list[Any]) -> Iterator[tuple[str, Kind]]:
 
 
 def walk_child() -> None:
-    """The child of :class:`_ChildWalk`: read (root, folders) from standard input, walk each
-    folder as :meth:`DirectorySource.walk` does, write the pickle to standard output."""
+    """The child of :class:`_ChildWalk`: read (root, jobs) from standard input, walk each
+    job's folder as :meth:`DirectorySource.walk` does, write the pickle to standard
+    output."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
-    root, folders = pickle.loads(sys.stdin.buffer.read())
+    root, jobs = pickle.loads(sys.stdin.buffer.read())
     source = DirectorySource(root, sizes=False)
     out = sys.stdout.buffer
     # written in parts as it goes, never held whole (at 100,000 records the whole walk was
     # 25 MB, held while the parent parsed and validated the spec, the run's peak)
-    for index, folder in enumerate(folders):
+    for index, (starts, skip) in enumerate(jobs):
         part: list[tuple[str, Kind]] = []
-        for entry in source.walk(folder):
+        for entry in (e for folder in starts for e in source.walk(folder, skip)):
             part.append(entry)
             if len(part) == _WALK_PART:
                 _write_part(out, ("part", index, part))
                 part = []
         _write_part(out, ("part", index, part))
-    _write_part(out, ("end", len(folders), source.walk_errors))
+    _write_part(out, ("end", len(jobs), source.walk_errors))
     # written and flushed: end now, without freeing the walk object by object (the parent
     # waits for this exit before it reads the result)
     os._exit(0)
