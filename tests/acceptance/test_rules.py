@@ -197,3 +197,51 @@ def test_instances_are_baselined(tmp_path: Path) -> None:
     assert written[0]["message"].startswith(f"unchanged@{CASE1}: ")
     run = _cli("check", str(root), "--baseline", str(baseline), "--format", "json")
     assert run.returncode == 0, run.stdout[-2000:]
+
+
+def _with_catalogue(root: Path, cell_ids: list[str], case_ids: list[str]) -> None:
+    """The bundled catalogue's first case, its first count and the case itself naming
+    ``cell_ids`` and ``case_ids``, as the rule form's catalogue."""
+    from tests.conftest import REPO
+
+    bundled = json.loads((REPO / "evidence" / "cases.json").read_bytes())
+    case = bundled["cases"][0]
+    for cells in case.values():  # (the bundled archive's ids are not this spec's)
+        for cell in cells if isinstance(cells, list) else ():
+            if isinstance(cell, dict):
+                cell.pop("assertions", None)
+    case["counts"][0]["assertions"] = cell_ids
+    case["assertions"] = case_ids
+    bundled["cases"] = [case]
+    (root / "evidence" / "cases.json").write_text(json.dumps(bundled), encoding="utf-8")
+    rewrite_manifest(root)
+
+
+def _about(report: Report, path: str) -> list[tuple[str, str, str | None]]:
+    return [
+        (s.stage.value, f.code, f.pointer)
+        for s in report.stages
+        for f in s.findings
+        if f.path == path
+    ]
+
+
+def test_a_catalogue_names_rule_instances_by_their_ids(tmp_path: Path) -> None:
+    """A cell's and a case's assertions may name a rule's instance (``R@C``; a case's may
+    match them by a pattern): valid, and known to the spec. A name that is neither an id nor
+    an instance id is still refused by the catalogue's schema."""
+    root = _made(tmp_path, "rules", True)
+    _with_catalogue(root, [f"same-payment@{CASE0}"], ["same-payment@*"])
+    about = _about(verify(root), "evidence/cases.json")
+    assert about  # (its selectors name the bundled archive's files: unresolved here)
+    assert all(
+        stage == "consistency" and code == "catalogue.unresolved" for stage, code, _ in about
+    )
+    _with_catalogue(root, [f"Same-payment@{CASE0}", "same-payment@/abs"], ["same-payment@*"])
+    refused = [
+        p for stage, _, p in _about(verify(root), "evidence/cases.json") if stage == "validity"
+    ]
+    assert {"/cases/0/counts/0/assertions/0", "/cases/0/counts/0/assertions/1"} <= set(refused)
+    _with_catalogue(root, [f"same-payment@{CASE0}-none"], [])
+    unknown = [c for _, c, _ in _about(verify(root), "evidence/cases.json")]
+    assert "catalogue.unknown-assertion" in unknown
