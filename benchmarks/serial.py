@@ -206,7 +206,8 @@ def _walk_taken(root: Path, manifest: bytes, repeat: int) -> Callable[[], float]
         pending = source.walk_apart(entries.walk_starts(plan), ways)
         started = clock() - start
         for child in getattr(pending, "children", [pending]):
-            child.proc.wait()
+            if child.proc is not None:  # (none: it could not start, and is walked here)
+                child.proc.wait()
         start = clock()
         entries.take_walk(plan, source, pending.walks())
         pending.close()

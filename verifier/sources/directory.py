@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import errno
 import itertools
@@ -328,7 +329,21 @@ def _split(
     return (shares, layout) if split else None
 
 
-class _SplitWalk(PendingWalk):
+class _Taken(PendingWalk):
+    """A walk apart whose result is its walks, each read whole."""
+
+    def result(self) -> list[list[tuple[str, Kind]]]:
+        try:
+            return [list(walk) for walk in self.walks()]
+        finally:
+            self.close()
+
+    @abc.abstractmethod
+    def walks(self) -> list[Iterable[tuple[str, Kind]]]:
+        """Each folder's walk, to be read once, in order, before :meth:`close`."""
+
+
+class _SplitWalk(_Taken):
     """:meth:`DirectorySource.walk` of some folders, split between children
     (:class:`_ChildWalk`, each walking its jobs: :func:`_split`), each folder's walk
     made up again from their parts. The same entries as one walk (each once: the first
@@ -364,12 +379,6 @@ class _SplitWalk(PendingWalk):
             if not moved:
                 time.sleep(_POLL)
 
-    def result(self) -> list[list[tuple[str, Kind]]]:
-        try:
-            return [list(walk) for walk in self.walks()]
-        finally:
-            self.close()
-
     def walks(self) -> list[Iterable[tuple[str, Kind]]]:
         parts = [child.walks() for child in self.children]
         return [
@@ -382,7 +391,7 @@ class _SplitWalk(PendingWalk):
             child.close()
 
 
-class _ChildWalk(PendingWalk):
+class _ChildWalk(_Taken):
     """:meth:`DirectorySource.walk` of some folders, run by a child process (a fresh
     interpreter running :func:`walk_child`, as a processes executor's worker is started:
     nothing of this process is inherited) while this one goes on. The child writes to its
@@ -470,12 +479,6 @@ class _ChildWalk(PendingWalk):
             for entry in entries:
                 if type(entry) is tuple and len(entry) == 2 and entry[1] is file:
                     yield entry[0]
-
-    def result(self) -> list[list[tuple[str, Kind]]]:
-        try:
-            return [list(walk) for walk in self.walks()]
-        finally:
-            self.close()
 
     def walks(self) -> list[Iterable[tuple[str, Kind]]]:
         proc, self.proc = self.proc, None
